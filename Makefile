@@ -1,0 +1,49 @@
+# btrfs send/receive, rebuilt: kernel series, stream library, CLI and tests.
+# `make demo` runs the main job, `make check` runs every test.
+
+B := build
+CC ?= cc
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
+LDLIBS ?=
+
+# Components append to these from their build.mk fragments.
+BINS :=
+UNIT_TESTS :=
+
+.PHONY: all deps userspace check check-unit check-vm demo kernel series clean
+all: userspace
+
+# Each component owns one fragment; the top level only wires them together.
+-include lib/build.mk
+-include cli/build.mk
+-include tests/tools/build.mk
+-include tests/unit/build.mk
+
+userspace: $(BINS) $(UNIT_TESTS)
+
+deps:
+	@scripts/deps.sh
+
+kernel: deps
+	@kernel/scripts/build
+
+series: kernel
+	@kernel/scripts/export-series
+
+check-unit: userspace
+	@tests/run-tests --report $(B)/unit.results $(UNIT_TESTS)
+
+check-vm: kernel userspace
+	@tests/run-tests --report $(B)/vm.results tests/vm/t[0-9]*.sh
+
+check: deps
+	@$(MAKE) --no-print-directory userspace kernel
+	@tests/run-tests --report $(B)/all.results $(UNIT_TESTS) tests/vm/t[0-9]*.sh kernel/scripts/check-series
+
+demo: deps
+	@$(MAKE) --no-print-directory userspace kernel
+	@tests/vm/demo
+
+clean:
+	rm -rf $(B)
