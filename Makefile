@@ -15,10 +15,7 @@ UNIT_TESTS :=
 all: userspace
 
 # Each component owns one fragment; the top level only wires them together.
--include lib/build.mk
--include cli/build.mk
--include tests/tools/build.mk
--include tests/unit/build.mk
+-include $(sort $(wildcard */build.mk */*/build.mk))
 
 userspace: $(BINS) $(UNIT_TESTS)
 
