@@ -1,0 +1,40 @@
+# libbtrfs-stream: the stream reader/writer library.
+#
+# Built twice: $(B)/lib/ normally, and $(B)/asan/lib/ with AddressSanitizer
+# and UBSan for the unit tests that feed it hostile input.
+
+LIB_SRCS := $(addprefix lib/src/,crc32c.c proto.c reader.c writer.c)
+LIB_HDRS := $(wildcard lib/include/btrfs-stream/*.h)
+LIB_CPPFLAGS := -Ilib/include -Ilib/src -I$(B)/lib
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+LIBBSTREAM := $(B)/lib/libbtrfs-stream.a
+LIBBSTREAM_ASAN := $(B)/asan/lib/libbtrfs-stream.a
+LIB_OBJS := $(patsubst lib/src/%.c,$(B)/lib/%.o,$(LIB_SRCS))
+LIB_OBJS_ASAN := $(patsubst lib/src/%.c,$(B)/asan/lib/%.o,$(LIB_SRCS))
+
+# The CRC tables are generated at build time (no run-time initialisation).
+$(B)/lib/gen-crc32c: lib/src/gen-crc32c.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $<
+
+$(B)/lib/crc32c-tables.h: $(B)/lib/gen-crc32c
+	$< > $@.tmp && mv $@.tmp $@
+
+$(B)/lib/%.o: lib/src/%.c $(LIB_HDRS) lib/src/internal.h $(B)/lib/crc32c-tables.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(LIB_CPPFLAGS) -c -o $@ $<
+
+$(B)/asan/lib/%.o: lib/src/%.c $(LIB_HDRS) lib/src/internal.h $(B)/lib/crc32c-tables.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(LIB_CPPFLAGS) -c -o $@ $<
+
+$(LIBBSTREAM): $(LIB_OBJS)
+	$(AR) rcs $@ $^
+
+$(LIBBSTREAM_ASAN): $(LIB_OBJS_ASAN)
+	$(AR) rcs $@ $^
+
+.PHONY: lib
+lib: $(LIBBSTREAM)
+userspace: $(LIBBSTREAM)

@@ -1,0 +1,720 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Streaming reader: pulls one command at a time from a file descriptor or a
+ * memory buffer and validates it completely (framing, CRC, attribute types,
+ * sizes, required attributes) before a consumer sees it.
+ *
+ * Input is read in big chunks into one buffer; a command is handed out in
+ * place, so DATA is never copied.  Only the tail of a command that straddles
+ * the end of the buffer is moved to its start, and the buffer only grows
+ * for a single command larger than itself (bounded by max_cmd_size).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "internal.h"
+
+#define DEFAULT_BUF_SIZE	(1u << 20)
+#define DEFAULT_MAX_CMD		(64u << 20)
+
+enum reader_state {
+	ST_HEADER,	/* a stream header (or clean EOF after END) comes next */
+	ST_CMDS,	/* commands of a substream */
+	ST_DONE,	/* regular end reached */
+	ST_FAILED,	/* sticky error */
+};
+
+struct bstream_reader {
+	unsigned int flags;
+	uint32_t max_version;
+	size_t max_cmd;
+	bstream_crc_fn crc;
+
+	/* Input */
+	int fd;
+	bool have_input;
+	bool mem;		/* base is the caller's memory */
+	bool seekable;		/* fd can be repositioned after END with -e */
+	bool exact;		/* read no byte beyond the command (pipe with -e) */
+	bool eof;
+	uint8_t *buf;		/* owned buffer (fd mode) */
+	size_t cap;
+	const uint8_t *base;	/* window: buf or the caller's memory */
+	size_t pos, end;	/* unconsumed bytes are base[pos, end) */
+	uint64_t base_off;	/* input offset of base[0] */
+
+	/* Parser */
+	enum reader_state state;
+	uint32_t version;
+	unsigned int substream;	/* substreams started so far */
+	uint64_t hdr_offset;
+	uint64_t index;
+	int err;
+	bool recoverable;
+	char msg[BSTREAM_MSG_LEN];
+
+	struct bstream_cmd cmd;
+	char *strings;		/* NUL-terminated copies of string attributes */
+	size_t strings_cap;
+};
+
+struct bstream_reader *bstream_reader_new(const struct bstream_reader_opts *opts)
+{
+	struct bstream_reader_opts def = { 0 };
+	struct bstream_reader *r;
+
+	if (!opts)
+		opts = &def;
+	if (opts->max_version > BSTREAM_VERSION_MAX)
+		return NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->flags = opts->flags;
+	r->max_version = opts->max_version ? opts->max_version : BSTREAM_VERSION_MAX;
+	r->cap = opts->buf_size ? opts->buf_size : DEFAULT_BUF_SIZE;
+	if (r->cap < 64)
+		r->cap = 64;
+	r->max_cmd = opts->max_cmd_size ? opts->max_cmd_size : DEFAULT_MAX_CMD;
+	if (r->max_cmd < BSTREAM_CMD_HDR_LEN)
+		r->max_cmd = BSTREAM_CMD_HDR_LEN;
+	if (r->max_cmd > (size_t)UINT32_MAX + BSTREAM_CMD_HDR_LEN)
+		r->max_cmd = (size_t)UINT32_MAX + BSTREAM_CMD_HDR_LEN;
+	r->crc = bstream_crc_get(opts->crc);
+	if (!r->crc) {
+		free(r);
+		return NULL;
+	}
+	r->fd = -1;
+	return r;
+}
+
+void bstream_reader_free(struct bstream_reader *r)
+{
+	if (!r)
+		return;
+	free(r->buf);
+	free(r->strings);
+	free(r);
+}
+
+static void reset_input(struct bstream_reader *r)
+{
+	r->have_input = true;
+	r->eof = false;
+	r->pos = r->end = 0;
+	r->base_off = 0;
+	r->state = ST_HEADER;
+	r->version = 0;
+	r->substream = 0;
+	r->index = 0;
+	r->err = 0;
+	r->msg[0] = 0;
+}
+
+int bstream_reader_set_fd(struct bstream_reader *r, int fd)
+{
+	if (!r || fd < 0)
+		return -BSTREAM_E_INVAL;
+	if (!r->buf) {
+		r->buf = malloc(r->cap);
+		if (!r->buf)
+			return bstream_set_error(r->msg, BSTREAM_E_NOMEM,
+						 "cannot allocate %zu byte read buffer",
+						 r->cap);
+	}
+	reset_input(r);
+	r->fd = fd;
+	r->mem = false;
+	r->base = r->buf;
+	r->seekable = lseek(fd, 0, SEEK_CUR) != (off_t)-1;
+	r->exact = (r->flags & BSTREAM_READ_STOP_AT_END) && !r->seekable;
+	return 0;
+}
+
+int bstream_reader_set_mem(struct bstream_reader *r, const void *buf, size_t len)
+{
+	if (!r || (!buf && len))
+		return -BSTREAM_E_INVAL;
+	reset_input(r);
+	r->fd = -1;
+	r->mem = true;
+	r->base = buf;
+	r->end = len;
+	r->eof = true;
+	return 0;
+}
+
+uint32_t bstream_reader_version(const struct bstream_reader *r)
+{
+	return r->version;
+}
+
+uint64_t bstream_reader_offset(const struct bstream_reader *r)
+{
+	return r->base_off + r->pos;
+}
+
+int bstream_reader_errcode(const struct bstream_reader *r)
+{
+	return r->err;
+}
+
+const char *bstream_reader_errmsg(const struct bstream_reader *r)
+{
+	return r->msg;
+}
+
+__attribute__((format(printf, 4, 5)))
+static int fail(struct bstream_reader *r, int code, bool recoverable,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
+	r->err = code;
+	r->recoverable = recoverable;
+	if (!recoverable)
+		r->state = ST_FAILED;
+	return -code;
+}
+
+/*
+ * Make need bytes available contiguously at base + pos.  Returns the number
+ * of bytes available (less than need only at end of input), or an error.
+ */
+static ssize_t fill(struct bstream_reader *r, size_t need)
+{
+	size_t have = r->end - r->pos;
+
+	if (have >= need || r->mem || r->eof)
+		return have < need ? (ssize_t)have : (ssize_t)need;
+
+	if (r->pos + need > r->cap) {
+		/* Move the partial command to the front, growing if needed. */
+		if (need > r->cap) {
+			size_t ncap = r->cap;
+			uint8_t *nbuf;
+
+			while (ncap < need)
+				ncap = ncap > SIZE_MAX / 2 ? need : ncap * 2;
+			nbuf = malloc(ncap);
+			if (!nbuf)
+				return fail(r, BSTREAM_E_NOMEM, false,
+					    "cannot allocate %zu byte buffer for command at offset %" PRIu64,
+					    ncap, r->base_off + r->pos);
+			memcpy(nbuf, r->buf + r->pos, have);
+			free(r->buf);
+			r->buf = nbuf;
+			r->cap = ncap;
+		} else if (have) {
+			memmove(r->buf, r->buf + r->pos, have);
+		}
+		r->base = r->buf;
+		r->base_off += r->pos;
+		r->pos = 0;
+		r->end = have;
+	}
+
+	while (r->end - r->pos < need) {
+		size_t room = r->exact ? r->pos + need - r->end : r->cap - r->end;
+		ssize_t n = read(r->fd, r->buf + r->end, room);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return fail(r, BSTREAM_E_IO, false,
+				    "read failed at offset %" PRIu64 ": %s",
+				    r->base_off + r->end, strerror(errno));
+		}
+		if (n == 0) {
+			r->eof = true;
+			break;
+		}
+		r->end += n;
+	}
+	have = r->end - r->pos;
+	return have < need ? (ssize_t)have : (ssize_t)need;
+}
+
+static const char *cmd_label(unsigned int cmd, char *tmp, size_t len)
+{
+	const char *name = bstream_cmd_name(cmd);
+
+	if (name)
+		return name;
+	snprintf(tmp, len, "unknown command %u", cmd);
+	return tmp;
+}
+
+#define CMD_FMT "command %" PRIu64 " (%s) at offset %" PRIu64 ": "
+#define CMD_ARGS(r) (r)->cmd.index, cmd_label((r)->cmd.cmd, lbl, sizeof(lbl)), \
+		    (r)->cmd.offset
+
+static int read_header(struct bstream_reader *r)
+{
+	uint64_t off = r->base_off + r->pos;
+	const uint8_t *p;
+	ssize_t n;
+
+	n = fill(r, BSTREAM_HDR_LEN);
+	if (n < 0)
+		return n;
+	if (n == 0) {
+		if (r->substream == 0)
+			return fail(r, BSTREAM_E_EMPTY, false,
+				    "no stream header: input is empty");
+		r->state = ST_DONE;
+		return 0;
+	}
+	p = r->base + r->pos;
+	if (memcmp(p, BTRFS_SEND_STREAM_MAGIC, BTRFS_SEND_STREAM_MAGIC_LEN) &&
+	    (size_t)n >= BTRFS_SEND_STREAM_MAGIC_LEN)
+		return fail(r, BSTREAM_E_BAD_MAGIC, false,
+			    "%s at offset %" PRIu64 ": bad magic (not a btrfs send stream)",
+			    r->substream ? "data after end command" : "stream header",
+			    off);
+	if (n < BSTREAM_HDR_LEN) {
+		size_t cmp = n < BTRFS_SEND_STREAM_MAGIC_LEN ?
+			     (size_t)n : BTRFS_SEND_STREAM_MAGIC_LEN;
+
+		if (memcmp(p, BTRFS_SEND_STREAM_MAGIC, cmp))
+			return fail(r, BSTREAM_E_BAD_MAGIC, false,
+				    "stream header at offset %" PRIu64 ": bad magic (not a btrfs send stream)",
+				    off);
+		return fail(r, BSTREAM_E_HEADER_TRUNC, false,
+			    "stream header at offset %" PRIu64 ": truncated, %zd of %d bytes",
+			    off, n, BSTREAM_HDR_LEN);
+	}
+	r->version = get_le32(p + BTRFS_SEND_STREAM_MAGIC_LEN);
+	if (r->version > r->max_version)
+		return fail(r, BSTREAM_E_VERSION, false,
+			    "stream header at offset %" PRIu64 ": version %" PRIu32 " not supported (max %" PRIu32 ")",
+			    off, r->version, r->max_version);
+	r->pos += BSTREAM_HDR_LEN;
+	r->hdr_offset = off;
+	r->substream++;
+	r->state = ST_CMDS;
+	return 1;
+}
+
+static void clear_cmd(struct bstream_cmd *c)
+{
+	uint64_t present = c->present;
+
+	while (present) {
+		int a = __builtin_ctzll(present);
+
+		c->attr[a].data = NULL;
+		c->attr[a].len = 0;
+		present &= present - 1;
+	}
+	c->present = 0;
+	memset(&c->path, 0, sizeof(*c) - offsetof(struct bstream_cmd, path));
+}
+
+static int parse_tlvs(struct bstream_reader *r, const uint8_t *p, uint32_t len)
+{
+	struct bstream_cmd *c = &r->cmd;
+	unsigned int amax = BTRFS_SEND_A_MAX;
+	uint32_t pos = 0;
+	char lbl[32];
+
+	while (pos < len) {
+		uint32_t start = pos;
+		uint16_t type;
+		uint32_t vlen;
+
+		if (len - pos < 2)
+			return fail(r, BSTREAM_E_TLV_TRUNC, true,
+				    CMD_FMT "attribute header at payload offset %" PRIu32 " truncated",
+				    CMD_ARGS(r), pos);
+		type = get_le16(p + pos);
+		if (type == 0 || type > amax)
+			return fail(r, BSTREAM_E_ATTR_TYPE, true,
+				    CMD_FMT "invalid attribute type %u at payload offset %" PRIu32,
+				    CMD_ARGS(r), type, pos);
+		pos += 2;
+		if (type == BTRFS_SEND_A_DATA && c->version >= 2) {
+			vlen = len - pos;
+		} else {
+			if (len - pos < 2)
+				return fail(r, BSTREAM_E_TLV_TRUNC, true,
+					    CMD_FMT "attribute %s: header truncated",
+					    CMD_ARGS(r), bstream_attr_name(type));
+			vlen = get_le16(p + pos);
+			pos += 2;
+			if (vlen > len - pos)
+				return fail(r, BSTREAM_E_TLV_TRUNC, true,
+					    CMD_FMT "attribute %s: length %" PRIu32 " exceeds command (%" PRIu32 " bytes left)",
+					    CMD_ARGS(r), bstream_attr_name(type),
+					    vlen, len - pos);
+		}
+		c->attr[type].data = p + pos;
+		c->attr[type].len = vlen;
+		c->attr[type].pos = start;
+		c->present |= UINT64_C(1) << type;
+		pos += vlen;
+	}
+	return 0;
+}
+
+static int reserve_strings(struct bstream_reader *r, size_t need)
+{
+	char *n;
+
+	if (need <= r->strings_cap)
+		return 0;
+	n = realloc(r->strings, need);
+	if (!n)
+		return fail(r, BSTREAM_E_NOMEM, false,
+			    "cannot allocate %zu bytes for strings", need);
+	r->strings = n;
+	r->strings_cap = need;
+	return 0;
+}
+
+static struct bstream_timespec get_ts(const uint8_t *p)
+{
+	struct bstream_timespec ts = {
+		.sec = (int64_t)get_le64(p),
+		.nsec = get_le32(p + 8),
+	};
+	return ts;
+}
+
+/* Check sizes of all attributes present and fill the decoded fields. */
+static int decode_attrs(struct bstream_reader *r)
+{
+	struct bstream_cmd *c = &r->cmd;
+	uint64_t present = c->present;
+	size_t strbytes = 0;
+	char *s;
+	char lbl[32];
+	int ret;
+
+	for (uint64_t m = present; m; m &= m - 1) {
+		int a = __builtin_ctzll(m);
+		enum bstream_attr_type t = bstream_attr_type(a);
+		size_t want = bstream_attr_type_size(t);
+
+		if (want && c->attr[a].len != want)
+			return fail(r, BSTREAM_E_ATTR_SIZE, true,
+				    CMD_FMT "attribute %s: size %" PRIu32 ", expected %zu",
+				    CMD_ARGS(r), bstream_attr_name(a),
+				    c->attr[a].len, want);
+		if (t == BSTREAM_T_STRING)
+			strbytes += c->attr[a].len + 1;
+	}
+	ret = reserve_strings(r, strbytes);
+	if (ret)
+		return ret;
+	s = r->strings;
+
+	for (uint64_t m = present; m; m &= m - 1) {
+		int a = __builtin_ctzll(m);
+		const uint8_t *d = c->attr[a].data;
+		uint32_t l = c->attr[a].len;
+
+		switch (bstream_attr_type(a)) {
+		case BSTREAM_T_STRING:
+			memcpy(s, d, l);
+			s[l] = 0;
+			switch (a) {
+			case BTRFS_SEND_A_PATH: c->path = s; break;
+			case BTRFS_SEND_A_PATH_TO: c->path_to = s; break;
+			case BTRFS_SEND_A_PATH_LINK: c->path_link = s; break;
+			case BTRFS_SEND_A_CLONE_PATH: c->clone_path = s; break;
+			case BTRFS_SEND_A_XATTR_NAME: c->xattr_name = s; break;
+			}
+			s += l + 1;
+			break;
+		case BSTREAM_T_U64: {
+			uint64_t v = get_le64(d);
+
+			switch (a) {
+			case BTRFS_SEND_A_CTRANSID: c->ctransid = v; break;
+			case BTRFS_SEND_A_INO: c->ino = v; break;
+			case BTRFS_SEND_A_SIZE: c->size = v; break;
+			case BTRFS_SEND_A_MODE: c->mode = v; break;
+			case BTRFS_SEND_A_UID: c->uid = v; break;
+			case BTRFS_SEND_A_GID: c->gid = v; break;
+			case BTRFS_SEND_A_RDEV: c->rdev = v; break;
+			case BTRFS_SEND_A_FILE_OFFSET: c->file_offset = v; break;
+			case BTRFS_SEND_A_CLONE_CTRANSID: c->clone_ctransid = v; break;
+			case BTRFS_SEND_A_CLONE_OFFSET: c->clone_offset = v; break;
+			case BTRFS_SEND_A_CLONE_LEN: c->clone_len = v; break;
+			case BTRFS_SEND_A_FILEATTR: c->fileattr = v; break;
+			case BTRFS_SEND_A_UNENCODED_FILE_LEN: c->unencoded_file_len = v; break;
+			case BTRFS_SEND_A_UNENCODED_LEN: c->unencoded_len = v; break;
+			case BTRFS_SEND_A_UNENCODED_OFFSET: c->unencoded_offset = v; break;
+			}
+			break;
+		}
+		case BSTREAM_T_U32: {
+			uint32_t v = get_le32(d);
+
+			switch (a) {
+			case BTRFS_SEND_A_FALLOCATE_MODE: c->fallocate_mode = v; break;
+			case BTRFS_SEND_A_COMPRESSION: c->compression = v; break;
+			case BTRFS_SEND_A_ENCRYPTION: c->encryption = v; break;
+			case BTRFS_SEND_A_VERITY_BLOCK_SIZE: c->verity_block_size = v; break;
+			}
+			break;
+		}
+		case BSTREAM_T_U8:
+			c->verity_algorithm = d[0];
+			break;
+		case BSTREAM_T_UUID:
+			if (a == BTRFS_SEND_A_UUID)
+				c->uuid = d;
+			else
+				c->clone_uuid = d;
+			break;
+		case BSTREAM_T_TIMESPEC:
+			switch (a) {
+			case BTRFS_SEND_A_ATIME: c->atime = get_ts(d); break;
+			case BTRFS_SEND_A_MTIME: c->mtime = get_ts(d); break;
+			case BTRFS_SEND_A_CTIME: c->ctime = get_ts(d); break;
+			case BTRFS_SEND_A_OTIME: c->otime = get_ts(d); break;
+			}
+			break;
+		case BSTREAM_T_BINARY:
+			if (a == BTRFS_SEND_A_XATTR_DATA) {
+				c->xattr_data = d;
+				c->xattr_data_len = l;
+			} else if (a == BTRFS_SEND_A_VERITY_SALT_DATA) {
+				c->verity_salt = d;
+				c->verity_salt_len = l;
+			} else {
+				c->verity_sig = d;
+				c->verity_sig_len = l;
+			}
+			break;
+		case BSTREAM_T_DATA:
+			c->data = d;
+			c->data_len = l;
+			break;
+		case BSTREAM_T_NONE:
+			break;
+		}
+	}
+	return 0;
+}
+
+static int check_cmd(struct bstream_reader *r)
+{
+	struct bstream_cmd *c = &r->cmd;
+	uint64_t missing;
+	char lbl[32];
+
+	if (r->flags & BSTREAM_READ_STRICT_VERSION) {
+		int cmax = btrfs_send_cmd_max(c->version);
+		int amax = btrfs_send_attr_max(c->version);
+
+		if (c->cmd > cmax)
+			return fail(r, BSTREAM_E_CMD_VERSION, true,
+				    CMD_FMT "command not defined in protocol version %" PRIu32,
+				    CMD_ARGS(r), c->version);
+		if (c->present >> (amax + 1))
+			return fail(r, BSTREAM_E_CMD_VERSION, true,
+				    CMD_FMT "attribute %s not defined in protocol version %" PRIu32,
+				    CMD_ARGS(r),
+				    bstream_attr_name(63 - __builtin_clzll(c->present)),
+				    c->version);
+	}
+	if (!c->known)
+		return 0;
+	missing = bstream_cmd_required(c->cmd) & ~c->present;
+	if (missing)
+		return fail(r, BSTREAM_E_ATTR_MISSING, true,
+			    CMD_FMT "attribute %s: missing",
+			    CMD_ARGS(r), bstream_attr_name(__builtin_ctzll(missing)));
+	return 0;
+}
+
+static int read_cmd(struct bstream_reader *r)
+{
+	static const uint8_t zero_crc[4];
+	struct bstream_cmd *c = &r->cmd;
+	uint64_t off = r->base_off + r->pos;
+	const uint8_t *p;
+	uint32_t len, crc;
+	uint16_t cmd;
+	ssize_t n;
+	char lbl[32];
+	int ret;
+
+	n = fill(r, BSTREAM_CMD_HDR_LEN);
+	if (n < 0)
+		return n;
+	if (n == 0)
+		return fail(r, BSTREAM_E_NO_END, false,
+			    "unexpected end of stream at offset %" PRIu64 " after command %" PRIu64 ": missing end command",
+			    off, r->index);
+	if (n < BSTREAM_CMD_HDR_LEN)
+		return fail(r, BSTREAM_E_CMD_TRUNC, false,
+			    "command %" PRIu64 " at offset %" PRIu64 ": header truncated, %zd of %d bytes",
+			    r->index + 1, off, n, BSTREAM_CMD_HDR_LEN);
+	p = r->base + r->pos;
+	len = get_le32(p);
+	cmd = get_le16(p + 4);
+	crc = get_le32(p + 6);
+
+	clear_cmd(c);
+	c->cmd = cmd;
+	c->known = cmd != BTRFS_SEND_C_UNSPEC && cmd <= BTRFS_SEND_C_MAX;
+	c->len = len;
+	c->crc = crc;
+	c->version = r->version;
+	c->offset = off;
+	c->index = ++r->index;
+	c->substream = r->substream - 1;
+
+	if ((uint64_t)len + BSTREAM_CMD_HDR_LEN > r->max_cmd)
+		return fail(r, BSTREAM_E_CMD_TOO_BIG, false,
+			    CMD_FMT "length %" PRIu32 " exceeds the reader's limit of %zu bytes",
+			    CMD_ARGS(r), len, r->max_cmd - BSTREAM_CMD_HDR_LEN);
+	n = fill(r, (size_t)len + BSTREAM_CMD_HDR_LEN);
+	if (n < 0)
+		return n;
+	if ((size_t)n < (size_t)len + BSTREAM_CMD_HDR_LEN)
+		return fail(r, BSTREAM_E_CMD_TRUNC, false,
+			    CMD_FMT "length %" PRIu32 " runs past end of input (%zd bytes left)",
+			    CMD_ARGS(r), len, n - BSTREAM_CMD_HDR_LEN);
+	p = r->base + r->pos;
+	r->pos += (size_t)len + BSTREAM_CMD_HDR_LEN;
+	c->raw = p + BSTREAM_CMD_HDR_LEN;
+
+	if (!(r->flags & BSTREAM_READ_NO_CRC)) {
+		uint32_t calc = r->crc(0, p, 6);
+
+		calc = r->crc(calc, zero_crc, 4);
+		calc = r->crc(calc, c->raw, len);
+		if (calc != crc)
+			return fail(r, BSTREAM_E_CRC, true,
+				    CMD_FMT "crc mismatch: stored 0x%08" PRIx32 ", computed 0x%08" PRIx32,
+				    CMD_ARGS(r), crc, calc);
+	}
+	ret = parse_tlvs(r, c->raw, len);
+	if (ret)
+		return ret;
+	ret = decode_attrs(r);
+	if (ret)
+		return ret;
+	ret = check_cmd(r);
+	if (ret)
+		return ret;
+
+	if (cmd == BTRFS_SEND_C_END) {
+		if (r->flags & BSTREAM_READ_STOP_AT_END) {
+			r->state = ST_DONE;
+			/* Give back what was read beyond END. */
+			if (!r->mem && r->seekable && r->end > r->pos)
+				lseek(r->fd, -(off_t)(r->end - r->pos), SEEK_CUR);
+		} else {
+			r->state = ST_HEADER;
+		}
+	}
+	return 1;
+}
+
+int bstream_next(struct bstream_reader *r, const struct bstream_cmd **cmd)
+{
+	int ret;
+
+	if (!r || !cmd)
+		return -BSTREAM_E_INVAL;
+	if (!r->have_input)
+		return fail(r, BSTREAM_E_INVAL, false, "no input set");
+	*cmd = NULL;
+	for (;;) {
+		switch (r->state) {
+		case ST_HEADER:
+			ret = read_header(r);
+			if (ret <= 0)
+				return ret;
+			break;
+		case ST_CMDS:
+			r->err = 0;
+			r->msg[0] = 0;
+			ret = read_cmd(r);
+			if (ret > 0)
+				*cmd = &r->cmd;
+			return ret;
+		case ST_DONE:
+			return 0;
+		case ST_FAILED:
+			return -r->err;
+		}
+	}
+}
+
+static const size_t cb_offset[BTRFS_SEND_C_MAX + 1] = {
+#define CB(c, m) [BTRFS_SEND_C_##c] = offsetof(struct bstream_ops, m)
+	CB(SUBVOL, subvol), CB(SNAPSHOT, snapshot), CB(MKFILE, mkfile),
+	CB(MKDIR, mkdir), CB(MKNOD, mknod), CB(MKFIFO, mkfifo),
+	CB(MKSOCK, mksock), CB(SYMLINK, symlink), CB(RENAME, rename),
+	CB(LINK, link), CB(UNLINK, unlink), CB(RMDIR, rmdir),
+	CB(SET_XATTR, set_xattr), CB(REMOVE_XATTR, remove_xattr),
+	CB(WRITE, write), CB(CLONE, clone), CB(TRUNCATE, truncate),
+	CB(CHMOD, chmod), CB(CHOWN, chown), CB(UTIMES, utimes), CB(END, end),
+	CB(UPDATE_EXTENT, update_extent), CB(FALLOCATE, fallocate),
+	CB(FILEATTR, fileattr), CB(ENCODED_WRITE, encoded_write),
+	CB(ENABLE_VERITY, enable_verity),
+#undef CB
+};
+
+int bstream_process(struct bstream_reader *r, const struct bstream_ops *ops,
+		    void *user)
+{
+	unsigned int seen_sub = 0;
+	const struct bstream_cmd *c;
+	char lbl[32];
+	int ret;
+
+	if (!ops)
+		return -BSTREAM_E_INVAL;
+	for (;;) {
+		bstream_cb cb;
+
+		ret = bstream_next(r, &c);
+		if (ret == 0)
+			return 0;
+		if (ret < 0) {
+			if (r->recoverable && r->state != ST_FAILED &&
+			    ops->error && ops->error(user, r->err, r) == 0)
+				continue;
+			return ret;
+		}
+		if (c->substream + 1 != seen_sub) {
+			seen_sub = c->substream + 1;
+			if (ops->header) {
+				ret = ops->header(user, c->version, r->hdr_offset);
+				if (ret > 0)
+					return 0;
+				if (ret < 0)
+					return fail(r, BSTREAM_E_CALLBACK, false,
+						    "stream header at offset %" PRIu64 ": consumer failed",
+						    r->hdr_offset);
+			}
+		}
+		if (c->known)
+			cb = *(const bstream_cb *)((const char *)ops + cb_offset[c->cmd]);
+		else
+			cb = ops->unknown;
+		if (!cb)
+			continue;
+		ret = cb(user, c);
+		if (ret > 0)
+			return 0;
+		if (ret < 0)
+			return fail(r, BSTREAM_E_CALLBACK, false,
+				    CMD_FMT "consumer failed", CMD_ARGS(r));
+	}
+}
