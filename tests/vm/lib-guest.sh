@@ -1,0 +1,102 @@
+# Helpers for scripts that run inside the test guest; source it.
+# Results are TAP lines counted by tests/run-tests.
+
+tap_n=0
+tap_failed=0
+
+# check DESCRIPTION COMMAND [ARG...]: run the command, report ok/not ok;
+# on failure show its output, indented, as TAP comments.
+check() {
+	local desc=$1 out rc
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	tap_n=$((tap_n + 1))
+	if [ $rc -eq 0 ]; then
+		echo "ok $tap_n - $desc"
+	else
+		echo "not ok $tap_n - $desc (exit $rc)"
+		printf '%s\n' "$out" | tail -n 40 | sed 's/^/#   /'
+		tap_failed=$((tap_failed + 1))
+	fi
+	return $rc
+}
+
+# check_fails DESCRIPTION COMMAND...: the command must fail, but not crash.
+check_fails() {
+	local desc=$1 rc
+	shift
+	"$@" > /tmp/check_fails.out 2>&1
+	rc=$?
+	tap_n=$((tap_n + 1))
+	if [ $rc -ne 0 ] && [ $rc -lt 128 ]; then
+		echo "ok $tap_n - $desc"
+		return 0
+	fi
+	echo "not ok $tap_n - $desc (exit $rc)"
+	sed 's/^/#   /' /tmp/check_fails.out | tail -n 20
+	tap_failed=$((tap_failed + 1))
+	return 1
+}
+
+tap_done() {
+	[ $tap_failed -eq 0 ]
+	exit
+}
+
+die() {
+	echo "not ok - $*"
+	exit 1
+}
+
+# fresh_btrfs DEV MOUNTPOINT [MOUNT OPTIONS]: new filesystem, mounted.
+fresh_btrfs() {
+	mkfs.btrfs -q -f "$1" > /dev/null || return 1
+	mkdir -p "$2"
+	mount ${3:+-o "$3"} "$1" "$2"
+}
+
+treecmp() {
+	"$VM_TOP/build/bin/treecmp" "$@"
+}
+
+# make_every_file_type DIR: one of each inode type and the metadata send
+# must carry: regular (empty, small, sparse, large, inline), hard links,
+# symlink, fifo, socket, char and block devices, xattrs, ACLs, setuid/setgid.
+make_every_file_type() {
+	local d=$1
+	mkdir -p "$d/dir/sub" "$d/empty-dir"
+	: > "$d/empty"
+	echo hello > "$d/small"
+	head -c 3000 /dev/urandom > "$d/inline"
+	head -c 3000000 /dev/urandom > "$d/large"
+	truncate -s 64M "$d/sparse"
+	echo middle | dd of="$d/sparse" bs=1M seek=20 conv=notrunc status=none
+	echo tail | dd of="$d/sparse" bs=1M seek=63 conv=notrunc status=none
+	echo linked > "$d/dir/link1"
+	ln "$d/dir/link1" "$d/dir/sub/link2"
+	ln "$d/dir/link1" "$d/link3"
+	ln -s ../small "$d/dir/symlink"
+	ln -s /nonexistent/target "$d/dangling"
+	mkfifo "$d/fifo"
+	python3 -c "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])" "$d/socket"
+	mknod "$d/chardev" c 1 7
+	mknod "$d/blockdev" b 8 3
+	echo xattrs > "$d/xattrs"
+	setfattr -n user.one -v first "$d/xattrs"
+	setfattr -n user.empty "$d/xattrs"
+	setfattr -n user.binary -v 0x00ff10 "$d/xattrs"
+	setfattr -n trusted.t -v trusted "$d/xattrs"
+	setfacl -m u:1000:rwx,g:100:r-x "$d/xattrs"
+	setfacl -d -m u:1000:rwx "$d/dir"
+	echo suid > "$d/setuid"
+	chown 1000:100 "$d/setuid"
+	chmod 4755 "$d/setuid"
+	echo sgid > "$d/setgid"
+	chown 1001:101 "$d/setgid"
+	chmod 2750 "$d/setgid"
+	mkdir "$d/sticky" && chmod 1777 "$d/sticky"
+	chown -h 123:456 "$d/dir/symlink"
+	touch -h -d '2001-02-03 04:05:06.123456789' "$d/dir/symlink"
+	touch -d '1999-12-31 23:59:59.5' "$d/small"
+}
