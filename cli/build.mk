@@ -1,0 +1,33 @@
+# btrfs-stream command line tool and the mkstream test helper.
+#
+# (lib/build.mk is included after this file: name its outputs literally.)
+# A new subcommand: add cli/cmd-NAME.c to CLI_CMDS and one line to the
+# table in cli/main.c.
+
+CLI_CMDS := cli/cmd-dump.c
+CLI_SRCS := cli/main.c $(CLI_CMDS)
+CLI_OBJS := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRCS))
+CLI_OBJS_ASAN := $(patsubst cli/%.c,$(B)/asan/cli/%.o,$(CLI_SRCS))
+
+$(B)/cli/%.o: cli/%.c cli/cli.h $(wildcard lib/include/btrfs-stream/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Ilib/include -c -o $@ $<
+
+$(B)/asan/cli/%.o: cli/%.c cli/cli.h $(wildcard lib/include/btrfs-stream/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Ilib/include -c -o $@ $<
+
+$(B)/bin/btrfs-stream: $(CLI_OBJS) $(B)/lib/libbtrfs-stream.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+# Sanitized build used by the hostile-input tests.
+$(B)/asan/bin/btrfs-stream: $(CLI_OBJS_ASAN) $(B)/asan/lib/libbtrfs-stream.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -o $@ $^ $(LDLIBS)
+
+$(B)/bin/mkstream: tests/tools/mkstream.c $(B)/lib/libbtrfs-stream.a $(wildcard lib/include/btrfs-stream/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Ilib/include -o $@ $< $(B)/lib/libbtrfs-stream.a $(LDLIBS)
+
+BINS += $(B)/bin/btrfs-stream $(B)/bin/mkstream

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Shared pieces of the btrfs-stream command line tool.
+ *
+ * Each subcommand lives in its own cmd-NAME.c and exports one
+ * struct cli_command; adding a subcommand is that file plus one line in the
+ * table of main.c (and the file in cli/build.mk's CLI_CMDS).
+ */
+#ifndef BTRFS_STREAM_CLI_H
+#define BTRFS_STREAM_CLI_H
+
+#include <stdbool.h>
+
+#define PROG "btrfs-stream"
+
+struct cli_command {
+	const char *name;
+	/* One-line summary for the global help. */
+	const char *summary;
+	/*
+	 * Usage text as data: first line is the synopsis (without the
+	 * program name), then free text; NULL-terminated.
+	 */
+	const char *const *usage;
+	/* argv[0] is the subcommand name; returns the exit status. */
+	int (*run)(const struct cli_command *cmd, int argc, char **argv);
+	/* Not listed in the global help. */
+	bool hidden;
+};
+
+/* Print the usage of cmd to stdout (help requested) or stderr. */
+void cli_usage(const struct cli_command *cmd, bool to_stderr);
+
+/*
+ * Report a bad option or argument with the "Try ... --help" hint; returns
+ * the exit status to use (1).
+ */
+int cli_bad_usage(const struct cli_command *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* "btrfs-stream NAME: message" on stderr. */
+void cli_error(const struct cli_command *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+extern const struct cli_command cmd_dump;
+
+#endif
