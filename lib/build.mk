@@ -38,3 +38,7 @@ $(LIBBSTREAM_ASAN): $(LIB_OBJS_ASAN)
 .PHONY: lib
 lib: $(LIBBSTREAM)
 userspace: $(LIBBSTREAM)
+
+# Tests of the library, the dump command and mkstream.
+userspace: $(B)/asan/bin/btrfs-stream
+UNIT_TESTS += tests/unit/stream-dump.t

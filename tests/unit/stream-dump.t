@@ -1,0 +1,168 @@
+#!/bin/bash
+# btrfs-stream dump against fixtures and against btrfs receive --dump.
+#
+# Fixtures live in tests/fixtures/streams/:
+#   NAME.txt     a mkstream description, or
+#   NAME.stream  raw stream bytes (e.g. made by the kernel in the VM),
+#   NAME.dump    the expected text output (TZ=UTC), required unless NAME
+#                starts with "bad-".
+# Adding a golden stream is dropping NAME.stream and NAME.dump there.
+#
+# Directives in comment lines of a .txt (or in NAME.notes next to a .stream):
+#   # error: TEXT        bad-* only: stderr must contain TEXT
+#   # progs: skip (why)  do not compare with btrfs receive --dump
+#   # progs-args: ARGS   arguments for btrfs-stream when comparing with progs
+#
+# Hostile streams run through the ASan/UBSan build; every one must exit 1
+# (never crash) with the library's message.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+B=${B:-build}
+case $B in /*) ;; *) B=$root/$B ;; esac
+dump=$B/asan/bin/btrfs-stream
+plain=$B/bin/btrfs-stream
+mkstream=$B/bin/mkstream
+fixtures=$root/tests/fixtures/streams
+export ASAN_OPTIONS=exitcode=86:detect_leaks=1
+export UBSAN_OPTIONS=halt_on_error=1:exitcode=87:print_stacktrace=1
+export TZ=UTC
+
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+progs=
+if command -v btrfs >/dev/null && btrfs receive --help 2>&1 | grep -q -- --dump; then
+	progs=btrfs
+else
+	echo "# btrfs-progs not found: comparisons with btrfs receive --dump skipped"
+fi
+
+directive() {	# directive FILE KEY -> value(s) of "# KEY: value"
+	[ -f "$1" ] || return 0
+	sed -n "s/^# $2: //p" "$1"
+}
+
+for src in "$fixtures"/*.txt "$fixtures"/*.stream; do
+	[ -e "$src" ] || continue
+	name=$(basename "${src%.*}")
+	notes=$src
+	[ "${src##*.}" = stream ] && notes=$fixtures/$name.notes
+	stream=$tmp/$name.stream
+	if [ "${src##*.}" = txt ]; then
+		if ! "$mkstream" -o "$stream" "$src"; then
+			not_ok "$name: mkstream"
+			continue
+		fi
+	else
+		stream=$src
+	fi
+	skip_progs=$(directive "$notes" progs)
+	read -ra pargs <<< "$(directive "$notes" progs-args)"
+
+	if [[ $name == bad-* ]]; then
+		"$dump" dump -f "$stream" > "$tmp/out" 2> "$tmp/err"
+		rc=$?
+		check "$name: exit status 1 (got $rc)" test "$rc" -eq 1
+		want=$(directive "$notes" error)
+		if grep -qF -- "$want" "$tmp/err"; then
+			ok "$name: error message"
+		else
+			not_ok "$name: error message: want '$want', got '$(cat "$tmp/err")'"
+		fi
+		if [ -n "$progs" ] && [ -z "$skip_progs" ]; then
+			btrfs receive --dump -f "$stream" > /dev/null 2>&1
+			check "$name: btrfs receive --dump rejects it too" test $? -ne 0
+		fi
+		continue
+	fi
+
+	if ! "$dump" dump -f "$stream" > "$tmp/out" 2> "$tmp/err"; then
+		not_ok "$name: dump failed: $(cat "$tmp/err")"
+		continue
+	fi
+	if [ -f "$fixtures/$name.dump" ]; then
+		if cmp -s "$tmp/out" "$fixtures/$name.dump"; then
+			ok "$name: output equals $name.dump"
+		else
+			not_ok "$name: output differs from $name.dump"
+			diff -u "$fixtures/$name.dump" "$tmp/out" | head -20 | sed 's/^/# /'
+		fi
+	else
+		not_ok "$name: $name.dump missing"
+	fi
+	if "$dump" dump --json -f "$stream" > "$tmp/json" 2> "$tmp/err"; then
+		if command -v python3 > /dev/null; then
+			check "$name: --json is one valid object per line" \
+				python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$tmp/json"
+		else
+			ok "$name: --json ran (python3 missing, not validated)"
+		fi
+	else
+		not_ok "$name: --json failed: $(cat "$tmp/err")"
+	fi
+	if [ -n "$progs" ] && [ -z "$skip_progs" ]; then
+		btrfs receive --dump -f "$stream" > "$tmp/progs" 2> "$tmp/err"
+		"$dump" dump "${pargs[@]}" -f "$stream" > "$tmp/ours" 2>&1
+		if cmp -s "$tmp/progs" "$tmp/ours"; then
+			ok "$name: identical to btrfs receive --dump ${pargs[*]}"
+		else
+			not_ok "$name: differs from btrfs receive --dump"
+			diff -u "$tmp/progs" "$tmp/ours" | head -20 | sed 's/^/# /'
+		fi
+	elif [ -n "$skip_progs" ]; then
+		echo "# $name: not compared with progs: $skip_progs"
+	fi
+done
+
+# stdin is the default input, and concatenated streams are all read.
+"$mkstream" "$fixtures/multi.txt" | "$dump" dump > "$tmp/out"
+check "dump reads stdin and every substream" test "$(grep -c '^' "$tmp/out")" -eq 5
+
+# -e stops at the first END without consuming what follows (pipe).
+"$mkstream" -o "$tmp/multi" "$fixtures/multi.txt"
+size=$(stat -c %s "$tmp/multi")
+( "$plain" dump -e > /dev/null; cat > "$tmp/rest" ) < "$tmp/multi"
+first=$("$plain" dump -e --json -f "$tmp/multi" | sed -n 's/.*"cmd":"end".*"offset":\([0-9]*\).*/\1/p')
+check "dump -e leaves the rest of a regular file unread" test "$(stat -c %s "$tmp/rest")" -eq $((size - first - 10))
+cat "$tmp/multi" | ( "$plain" dump -e > /dev/null; cat > "$tmp/rest" )
+check "dump -e leaves the rest of a pipe unread" test "$(stat -c %s "$tmp/rest")" -eq $((size - first - 10))
+
+# -E 0 goes on after bad commands, still exiting 1.
+printf '%s\n' "stream version=1" "mkdir path=a ino=1 crc=1" "mkdir path=b ino=2" "end" |
+	"$mkstream" > "$tmp/crc"
+"$dump" dump -E 0 -f "$tmp/crc" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+check "-E 0: exit 1 after a bad command" test $rc -eq 1
+check "-E 0: later commands still printed" grep -q '^mkdir  *\./b$' "$tmp/out"
+
+# A flood of zero-length commands must be quick and flat in memory.
+{ echo "stream version=2"; echo "repeat 2000000 cmd:0"; echo end; } | "$mkstream" > "$tmp/flood"
+start=$(date +%s%N)
+"$plain" dump -f "$tmp/flood" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "2M zero-length commands: exit 0" test $rc -eq 0
+check "2M zero-length commands: ${ms}ms (< 5000)" test $ms -lt 5000
+"$dump" dump --json -f "$tmp/flood" > /dev/null 2>&1
+check "2M zero-length commands under ASan" test $? -eq 0
+
+# Command line conventions.
+"$plain" dump --no-such-option > "$tmp/out" 2> "$tmp/err"
+rc=$?
+check "unknown option: exit 1" test $rc -eq 1
+check "unknown option: hint" grep -qF "Try 'btrfs-stream dump --help'" "$tmp/err"
+"$plain" dump --help > "$tmp/out" 2>&1
+check "--help: exit 0 with usage" grep -q '^usage: btrfs-stream dump' "$tmp/out"
+"$plain" dump -f "$tmp/does-not-exist" 2> "$tmp/err"
+check "missing file: exit 1" test $? -eq 1
+check "missing file: path in quotes" grep -qF "'$tmp/does-not-exist'" "$tmp/err"
+"$plain" nosuchcmd 2> "$tmp/err"
+check "unknown subcommand: exit 1" test $? -eq 1
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
