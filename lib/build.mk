@@ -42,3 +42,13 @@ userspace: $(LIBBSTREAM)
 # Tests of the library, the dump command and mkstream.
 userspace: $(B)/asan/bin/btrfs-stream
 UNIT_TESTS += tests/unit/stream-dump.t
+
+$(B)/tests/unit/test-stream: tests/unit/lib/test-stream.c $(LIBBSTREAM) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Ilib/include -o $@ $< $(LIBBSTREAM) $(LDLIBS)
+
+$(B)/tests/unit/test-stream-asan: tests/unit/lib/test-stream.c $(LIBBSTREAM_ASAN) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Ilib/include -o $@ $< $(LIBBSTREAM_ASAN) $(LDLIBS)
+
+UNIT_TESTS += $(B)/tests/unit/test-stream $(B)/tests/unit/test-stream-asan

@@ -285,7 +285,8 @@ static int read_header(struct bstream_reader *r)
 
 		if (memcmp(p, BTRFS_SEND_STREAM_MAGIC, cmp))
 			return fail(r, BSTREAM_E_BAD_MAGIC, false,
-				    "stream header at offset %" PRIu64 ": bad magic (not a btrfs send stream)",
+				    "%s at offset %" PRIu64 ": bad magic (not a btrfs send stream)",
+				    r->substream ? "data after end command" : "stream header",
 				    off);
 		return fail(r, BSTREAM_E_HEADER_TRUNC, false,
 			    "stream header at offset %" PRIu64 ": truncated, %zd of %d bytes",
