@@ -5,7 +5,7 @@
 # table in cli/main.c.
 
 CLI_CMDS := cli/cmd-dump.c
-CLI_SRCS := cli/main.c $(CLI_CMDS)
+CLI_SRCS := cli/main.c cli/cli.c $(CLI_CMDS)
 CLI_OBJS := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRCS))
 CLI_OBJS_ASAN := $(patsubst cli/%.c,$(B)/asan/cli/%.o,$(CLI_SRCS))
 

@@ -601,6 +601,8 @@ static const struct bstream_ops json_ops = {
 	.error = on_error,
 };
 
+static bool stdout_buffered;
+
 /* Read without printing: the benchmark's parse-only mode. */
 static int parse_only(struct bstream_reader *r)
 {
@@ -695,7 +697,11 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 		return 1;
 	}
 	strcpy(d.subvol, ".");
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	if (!stdout_buffered) {
+		/* Allowed only before the first output, hence once. */
+		setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+		stdout_buffered = true;
+	}
 
 	if (parse)
 		ret = parse_only(r);

@@ -3,7 +3,6 @@
  * btrfs-stream: entry point.  Parses nothing but the subcommand name and the
  * global --help/--version; each subcommand parses its own options.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
@@ -14,40 +13,6 @@ static const struct cli_command *const commands[] = {
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
-
-void cli_usage(const struct cli_command *cmd, bool to_stderr)
-{
-	FILE *out = to_stderr ? stderr : stdout;
-	const char *const *line = cmd->usage;
-
-	fprintf(out, "usage: %s %s\n", PROG, *line++);
-	for (; *line; line++)
-		fprintf(out, "%s%s\n", **line ? "    " : "", *line);
-}
-
-int cli_bad_usage(const struct cli_command *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s %s: ", PROG, cmd->name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s %s --help' for more information.\n", PROG,
-		cmd->name);
-	return 1;
-}
-
-void cli_error(const struct cli_command *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s %s: ", PROG, cmd->name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static void global_usage(FILE *out)
 {

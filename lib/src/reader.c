@@ -273,8 +273,8 @@ static int read_header(struct bstream_reader *r)
 		return 0;
 	}
 	p = r->base + r->pos;
-	if (memcmp(p, BTRFS_SEND_STREAM_MAGIC, BTRFS_SEND_STREAM_MAGIC_LEN) &&
-	    (size_t)n >= BTRFS_SEND_STREAM_MAGIC_LEN)
+	if ((size_t)n >= BTRFS_SEND_STREAM_MAGIC_LEN &&
+	    memcmp(p, BTRFS_SEND_STREAM_MAGIC, BTRFS_SEND_STREAM_MAGIC_LEN))
 		return fail(r, BSTREAM_E_BAD_MAGIC, false,
 			    "%s at offset %" PRIu64 ": bad magic (not a btrfs send stream)",
 			    r->substream ? "data after end command" : "stream header",

@@ -504,6 +504,20 @@ static void test_hostile(void)
 	bstream_put_raw(w, "btrfs-stream", 12);
 	EXPECT(BSTREAM_E_HEADER_TRUNC, "truncated header");
 
+	{
+		/* Exactly sized, so ASan sees any read past the input. */
+		char *b = malloc(12);
+		int got;
+
+		memcpy(b, "btrfs-stream", 12);
+		got = read_all(b, 12, NULL, NULL, 0, NULL);
+		ok(got == BSTREAM_E_HEADER_TRUNC, "12-byte input: truncated header (%d)", got);
+		memcpy(b, "xy", 2);
+		got = read_all(b, 2, NULL, NULL, 0, NULL);
+		ok(got == BSTREAM_E_BAD_MAGIC, "2-byte input not starting like the magic: bad magic (%d)", got);
+		free(b);
+	}
+
 	w = craft_begin(&c, 0);
 	bstream_put_raw(w, "btrfs-streaX\0\1\0\0\0", 17);
 	EXPECT(BSTREAM_E_BAD_MAGIC, "bad magic");
