@@ -4,7 +4,7 @@
 B := build
 CC ?= cc
 CFLAGS ?= -O2 -g
-CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
+override CFLAGS += -std=gnu11 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE
 LDLIBS ?=
 
 # Components append to these from their build.mk fragments.

@@ -18,13 +18,14 @@ btrfs -q subvolume snapshot -r $src/vol $src/A
 
 now() { date +%s.%N; }
 elapsed() { echo "$2 - $1" | bc; }
-verify() { treecmp "$1" "$2" > /tmp/treecmp.out 2>&1 && echo yes || { cat /tmp/treecmp.out | head; echo no; }; }
+# verify SRC DST NAME: "yes", or "no" with treecmp's findings kept for later.
+verify() { treecmp "$1" "$2" > /tmp/treecmp-$3.out 2>&1 && echo yes || echo no; }
 
 t0=$(now); send -f /tmp/full.stream $src/A || die "full send"
 t1=$(now); receive -f /tmp/full.stream $dst || die "full receive"
 t2=$(now)
 full=( "$(stat -c %s /tmp/full.stream)" "$(count_commands /tmp/full.stream)"
-	"$(elapsed $t0 $t1)" "$(elapsed $t1 $t2)" "$(verify $src/A $dst/A)" )
+	"$(elapsed $t0 $t1)" "$(elapsed $t1 $t2)" "$(verify $src/A $dst/A full)" )
 
 # Mutate: edits, appends, truncations, renames and moves of files and
 # directories, deletions, new hard links and xattr changes.
@@ -54,7 +55,7 @@ t0=$(now); send -p $src/A -f /tmp/incr.stream $src/B || die "incremental send"
 t1=$(now); receive -f /tmp/incr.stream $dst || die "incremental receive"
 t2=$(now)
 incr=( "$(stat -c %s /tmp/incr.stream)" "$(count_commands /tmp/incr.stream)"
-	"$(elapsed $t0 $t1)" "$(elapsed $t1 $t2)" "$(verify $src/B $dst/B)" )
+	"$(elapsed $t0 $t1)" "$(elapsed $t1 $t2)" "$(verify $src/B $dst/B incremental)" )
 
 files=$(find $src/A | wc -l)
 echo
@@ -62,4 +63,9 @@ echo "Demo: $files files from /usr/share/doc and /usr/include, btrfs module: $(c
 printf '%-12s %14s %10s %10s %12s %9s\n' stream bytes commands send_s receive_s verified
 printf '%-12s %14s %10s %10.2f %12.2f %9s\n' full "${full[@]}"
 printf '%-12s %14s %10s %10.2f %12.2f %9s\n' incremental "${incr[@]}"
+for f in /tmp/treecmp-*.out; do
+	[ -s "$f" ] || continue
+	echo "differences ($(basename "$f" .out)):"
+	head -n 10 "$f" | sed 's/^/  /'
+done
 [ "${full[4]}" = yes ] && [ "${incr[4]}" = yes ]
