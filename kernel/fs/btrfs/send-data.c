@@ -1,0 +1,940 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * File extents of the current inode: WRITE, CLONE, ENCODED_WRITE,
+ * UPDATE_EXTENT, FALLOCATE and the final TRUNCATE.
+ *
+ * Holes are never sent as data: the receiver creates files empty, so a
+ * later write or the final truncate leaves the gap as a hole.
+ *
+ * Clone sources are found cheaply first and by backref walking last:
+ *  1. extents this send already transmitted (a bounded table keyed by disk
+ *     address), which catches every extent shared inside the snapshot no
+ *     matter how many files share it;
+ *  2. the same inode and offset in each clone source, the usual layout
+ *     when the clone source is an older snapshot of the same subvolume;
+ *  3. a backref walk, only for extents with few references, so that an
+ *     extent shared thousands of times cannot stall the send.
+ */
+
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/pagemap.h>
+#include <linux/highmem.h>
+#include <linux/hashtable.h>
+#include <linux/bsearch.h>
+#include <linux/slab.h>
+#include <linux/falloc.h>
+#include "ctree.h"
+#include "disk-io.h"
+#include "backref.h"
+#include "btrfs_inode.h"
+#include "compression.h"
+#include "send-internal.h"
+
+#define EXTENT_CACHE_BITS	10
+#define EXTENT_CACHE_MAX	8192
+/* Extents with more references than this are not backref walked. */
+#define BACKREF_MAX_REFS	64
+/* Candidates taken from one backref walk, and clone sources tried. */
+#define BACKREF_MAX_CANDIDATES	8
+#define CLONE_SRCS_TRIED	16
+
+struct sent_extent {
+	struct hlist_node hash;
+	struct list_head fifo;
+	u64 disk_bytenr;
+	u64 ino;
+	u64 file_off;		/* where the range starts in that file */
+	u64 extent_off;		/* and where in the disk extent */
+	u64 len;
+	u64 isize;
+};
+
+struct send_extent_cache {
+	DECLARE_HASHTABLE(table, EXTENT_CACHE_BITS);
+	struct list_head fifo;
+	u32 nr;
+};
+
+/* A place the receiver already holds the data of the current range at. */
+struct clone_src {
+	struct btrfs_root *root;
+	u64 ino;
+	u64 offset;
+};
+
+/* The file extent being sent, decoded from its item. */
+struct data_extent {
+	u8 type;
+	u8 compression;
+	u64 off;		/* file offset */
+	u64 len;		/* bytes to send, clamped to i_size */
+	u64 disk_bytenr;
+	u64 disk_num_bytes;
+	u64 extent_off;
+	u64 ram_bytes;
+};
+
+int send_extent_cache_init(struct send_ctx *sctx)
+{
+	struct send_extent_cache *cache;
+
+	cache = kmalloc(sizeof(*cache), GFP_KERNEL);
+	if (!cache)
+		return -ENOMEM;
+	hash_init(cache->table);
+	INIT_LIST_HEAD(&cache->fifo);
+	cache->nr = 0;
+	sctx->extents = cache;
+	return 0;
+}
+
+void send_extent_cache_free(struct send_ctx *sctx)
+{
+	struct send_extent_cache *cache = sctx->extents;
+	struct sent_extent *e;
+	struct sent_extent *tmp;
+
+	if (!cache)
+		return;
+	list_for_each_entry_safe(e, tmp, &cache->fifo, fifo)
+		kfree(e);
+	kfree(cache);
+	sctx->extents = NULL;
+}
+
+/* Remember that the receiver now has @ext's data in the current inode. */
+static void extent_cache_add(struct send_ctx *sctx,
+			     const struct data_extent *ext)
+{
+	struct send_extent_cache *cache = sctx->extents;
+	struct sent_extent *e;
+
+	if (cache->nr >= EXTENT_CACHE_MAX) {
+		e = list_first_entry(&cache->fifo, struct sent_extent, fifo);
+		hash_del(&e->hash);
+		list_del(&e->fifo);
+		cache->nr--;
+	} else {
+		/* The table is only a shortcut: no memory, no entry. */
+		e = kmalloc(sizeof(*e), GFP_KERNEL | __GFP_NOWARN);
+		if (!e)
+			return;
+	}
+	e->disk_bytenr = ext->disk_bytenr;
+	e->ino = sctx->cur.ino;
+	e->file_off = ext->off;
+	e->extent_off = ext->extent_off;
+	e->len = ext->len;
+	e->isize = sctx->cur.size;
+	hash_add(cache->table, &e->hash, ext->disk_bytenr);
+	list_add_tail(&e->fifo, &cache->fifo);
+	cache->nr++;
+}
+
+/*
+ * Whether the receiver can clone [src_off, src_off + len) of a file of
+ * size @src_isize to the current offset.  Unaligned ranges are only valid
+ * at the end of both files.  A file of at most one sector may have been
+ * stored inline by the receiver, and inline extents cannot be cloned to
+ * arbitrary offsets, so such sources are written instead.
+ */
+static bool clone_range_ok(const struct send_ctx *sctx,
+			   const struct data_extent *ext, u64 src_off,
+			   u64 src_isize)
+{
+	u32 bs = sctx->fs_info->sectorsize;
+
+	if (src_off == 0 && src_isize <= bs)
+		return false;
+	if (IS_ALIGNED(ext->len, bs))
+		return true;
+	return src_off + ext->len == src_isize &&
+	       ext->off + ext->len == sctx->cur.size;
+}
+
+static bool extent_cache_find(struct send_ctx *sctx,
+			      const struct data_extent *ext,
+			      struct clone_src *src)
+{
+	struct sent_extent *e;
+
+	hash_for_each_possible(sctx->extents->table, e, hash,
+			       ext->disk_bytenr) {
+		u64 src_off;
+
+		if (e->disk_bytenr != ext->disk_bytenr ||
+		    ext->extent_off < e->extent_off ||
+		    ext->extent_off + ext->len > e->extent_off + e->len)
+			continue;
+		src_off = e->file_off + (ext->extent_off - e->extent_off);
+		if (!clone_range_ok(sctx, ext, src_off, e->isize))
+			continue;
+		src->root = sctx->send_root;
+		src->ino = e->ino;
+		src->offset = src_off;
+		return true;
+	}
+	return false;
+}
+
+static int inode_size_in(struct btrfs_root *root, struct btrfs_path *path,
+			 u64 ino, u64 *size)
+{
+	struct btrfs_inode_item *ii;
+	struct btrfs_key key = {
+		.objectid = ino,
+		.type = BTRFS_INODE_ITEM_KEY,
+	};
+	int ret;
+
+	ret = btrfs_search_slot(NULL, root, &key, path, 0, 0);
+	if (ret > 0)
+		ret = -ENOENT;
+	if (ret < 0)
+		goto out;
+	ii = btrfs_item_ptr(path->nodes[0], path->slots[0],
+			    struct btrfs_inode_item);
+	*size = btrfs_inode_size(path->nodes[0], ii);
+out:
+	btrfs_release_path(path);
+	return ret;
+}
+
+/*
+ * Check that [src_off, src_off + len) of inode @ino in @root maps the same
+ * bytes of the same disk extent as @ext.  Returns 0 if it does.
+ */
+static int check_clone_src(struct send_ctx *sctx,
+			   const struct data_extent *ext,
+			   struct btrfs_root *root, u64 ino, u64 src_off)
+{
+	struct btrfs_file_extent_item *fi;
+	struct extent_buffer *leaf;
+	struct btrfs_path *path;
+	struct btrfs_key key = {
+		.objectid = ino,
+		.type = BTRFS_EXTENT_DATA_KEY,
+		.offset = src_off,
+	};
+	u64 isize;
+	int slot;
+	int ret;
+
+	path = send_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	ret = btrfs_search_slot(NULL, root, &key, path, 0, 0);
+	if (ret < 0)
+		goto out;
+	slot = path->slots[0];
+	if (ret > 0) {
+		/* The item covering src_off starts before it. */
+		if (slot == 0) {
+			ret = -ENOENT;
+			goto out;
+		}
+		slot--;
+	}
+	leaf = path->nodes[0];
+	btrfs_item_key_to_cpu(leaf, &key, slot);
+	ret = -ENOENT;
+	if (key.objectid != ino || key.type != BTRFS_EXTENT_DATA_KEY)
+		goto out;
+	fi = btrfs_item_ptr(leaf, slot, struct btrfs_file_extent_item);
+	if (btrfs_file_extent_type(leaf, fi) != BTRFS_FILE_EXTENT_REG ||
+	    btrfs_file_extent_disk_bytenr(leaf, fi) != ext->disk_bytenr ||
+	    src_off < key.offset ||
+	    src_off + ext->len > key.offset +
+				 btrfs_file_extent_num_bytes(leaf, fi) ||
+	    btrfs_file_extent_offset(leaf, fi) + (src_off - key.offset) !=
+	    ext->extent_off)
+		goto out;
+	btrfs_release_path(path);
+
+	ret = inode_size_in(root, path, ino, &isize);
+	if (ret)
+		goto out;
+	if (src_off + ext->len > isize ||
+	    !clone_range_ok(sctx, ext, src_off, isize))
+		ret = -ENOENT;
+out:
+	btrfs_free_path(path);
+	return ret;
+}
+
+/* The same inode at the same offset in a clone source (an older snapshot). */
+static bool clone_srcs_same_place(struct send_ctx *sctx,
+				  const struct data_extent *ext,
+				  struct clone_src *src, int *err)
+{
+	u32 tried = 0;
+	u32 i;
+
+	for (i = 0; i < sctx->nr_clone_srcs && tried < CLONE_SRCS_TRIED; i++) {
+		struct btrfs_root *root = sctx->clone_srcs[i].root;
+		int ret;
+
+		if (root == sctx->send_root)
+			continue;
+		tried++;
+		ret = check_clone_src(sctx, ext, root, sctx->cur.ino, ext->off);
+		if (ret == -ENOENT)
+			continue;
+		if (ret) {
+			*err = ret;
+			return false;
+		}
+		src->root = root;
+		src->ino = sctx->cur.ino;
+		src->offset = ext->off;
+		return true;
+	}
+	return false;
+}
+
+struct backref_walk {
+	struct send_ctx *sctx;
+	const struct data_extent *ext;
+	struct clone_src cands[BACKREF_MAX_CANDIDATES];
+	u32 nr;
+};
+
+static int clone_src_cmp(const void *key, const void *elt)
+{
+	u64 id = *(const u64 *)key;
+	const struct send_clone_src *src = elt;
+
+	if (id < src->root->root_key.objectid)
+		return -1;
+	if (id > src->root->root_key.objectid)
+		return 1;
+	return 0;
+}
+
+/*
+ * Called by the backref walk with the commit root semaphore held: only
+ * note candidates here, they are checked after the walk.
+ */
+static int backref_walk_cb(u64 ino, u64 offset, u64 root_id, void *ctx)
+{
+	struct backref_walk *bw = ctx;
+	struct send_ctx *sctx = bw->sctx;
+	struct send_clone_src *src;
+
+	src = bsearch(&root_id, sctx->clone_srcs, sctx->nr_clone_srcs,
+		      sizeof(*sctx->clone_srcs), clone_src_cmp);
+	if (!src)
+		return 0;
+	/* Within the send root only what the receiver already has. */
+	if (src->root == sctx->send_root &&
+	    (ino > sctx->cur.ino ||
+	     (ino == sctx->cur.ino && offset + bw->ext->len > bw->ext->off)))
+		return 0;
+	bw->cands[bw->nr].root = src->root;
+	bw->cands[bw->nr].ino = ino;
+	bw->cands[bw->nr].offset = offset;
+	bw->nr++;
+	return bw->nr == BACKREF_MAX_CANDIDATES ? 1 : 0;
+}
+
+static int extent_refs(struct send_ctx *sctx, const struct data_extent *ext,
+		       u64 *refs)
+{
+	struct btrfs_root *extent_root;
+	struct btrfs_extent_item *ei;
+	struct btrfs_path *path;
+	struct btrfs_key key = {
+		.objectid = ext->disk_bytenr,
+		.type = BTRFS_EXTENT_ITEM_KEY,
+		.offset = ext->disk_num_bytes,
+	};
+	int ret;
+
+	extent_root = btrfs_extent_root(sctx->fs_info, ext->disk_bytenr);
+	path = send_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	ret = btrfs_search_slot(NULL, extent_root, &key, path, 0, 0);
+	if (ret > 0)
+		ret = -ENOENT;
+	if (!ret) {
+		ei = btrfs_item_ptr(path->nodes[0], path->slots[0],
+				    struct btrfs_extent_item);
+		*refs = btrfs_extent_refs(path->nodes[0], ei);
+	}
+	btrfs_free_path(path);
+	return ret;
+}
+
+static int backref_find(struct send_ctx *sctx, const struct data_extent *ext,
+			struct clone_src *src)
+{
+	struct backref_walk *bw;
+	u64 refs;
+	u32 i;
+	int ret;
+
+	ret = extent_refs(sctx, ext, &refs);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return ret;
+	if (refs > BACKREF_MAX_REFS)
+		return 0;
+
+	bw = kzalloc(sizeof(*bw), GFP_KERNEL);
+	if (!bw)
+		return -ENOMEM;
+	bw->sctx = sctx;
+	bw->ext = ext;
+	ret = iterate_extent_inodes(sctx->fs_info, ext->disk_bytenr,
+				    ext->extent_off, 1, backref_walk_cb, bw,
+				    false);
+	if (ret < 0)
+		goto out;
+	ret = 0;
+	for (i = 0; i < bw->nr; i++) {
+		struct clone_src *c = &bw->cands[i];
+
+		ret = check_clone_src(sctx, ext, c->root, c->ino, c->offset);
+		if (ret == -ENOENT) {
+			ret = 0;
+			continue;
+		}
+		if (ret)
+			break;
+		*src = *c;
+		ret = 1;
+		break;
+	}
+out:
+	kfree(bw);
+	return ret;
+}
+
+/* Returns 1 with @src filled if the range can be cloned. */
+static int find_clone(struct send_ctx *sctx, const struct data_extent *ext,
+		      struct clone_src *src)
+{
+	int err = 0;
+
+	if (ext->type != BTRFS_FILE_EXTENT_REG)
+		return 0;
+	if (extent_cache_find(sctx, ext, src))
+		return 1;
+	if (clone_srcs_same_place(sctx, ext, src, &err))
+		return 1;
+	if (err)
+		return err;
+	return backref_find(sctx, ext, src);
+}
+
+static int send_open_inode(struct send_ctx *sctx)
+{
+	struct inode *inode;
+
+	if (sctx->cur.vfs)
+		return 0;
+	inode = btrfs_iget(sctx->fs_info->sb, sctx->cur.ino, sctx->send_root);
+	if (IS_ERR(inode))
+		return PTR_ERR(inode);
+	sctx->cur.vfs = inode;
+	file_ra_state_init(&sctx->cur.ra, inode->i_mapping);
+	return 0;
+}
+
+void send_data_close_inode(struct send_ctx *sctx)
+{
+	if (sctx->cur.vfs) {
+		iput(sctx->cur.vfs);
+		sctx->cur.vfs = NULL;
+	}
+}
+
+/* Copy file data through the page cache, which also decompresses. */
+static int read_file_data(struct send_ctx *sctx, u64 off, u32 len, char *dst)
+{
+	struct address_space *mapping;
+	pgoff_t index = off >> PAGE_SHIFT;
+	pgoff_t last = (off + len - 1) >> PAGE_SHIFT;
+	u32 pg_off = offset_in_page(off);
+	int ret;
+
+	ret = send_open_inode(sctx);
+	if (ret)
+		return ret;
+	mapping = sctx->cur.vfs->i_mapping;
+
+	while (len) {
+		u32 n = min_t(u32, len, PAGE_SIZE - pg_off);
+		struct page *page;
+
+		page = find_get_page(mapping, index);
+		if (!page) {
+			page_cache_sync_readahead(mapping, &sctx->cur.ra, NULL,
+						  index, last + 1 - index);
+		} else {
+			if (PageReadahead(page))
+				page_cache_async_readahead(mapping,
+						&sctx->cur.ra, NULL,
+						page_folio(page), index,
+						last + 1 - index);
+			put_page(page);
+		}
+		page = read_mapping_page(mapping, index, NULL);
+		if (IS_ERR(page)) {
+			btrfs_err(sctx->fs_info,
+		"send: cannot read offset %llu of inode %llu root %llu: %ld",
+				  (u64)index << PAGE_SHIFT, sctx->cur.ino,
+				  sctx->send_root->root_key.objectid,
+				  PTR_ERR(page));
+			return PTR_ERR(page);
+		}
+		memcpy_from_page(dst, page, pg_off, n);
+		put_page(page);
+		dst += n;
+		len -= n;
+		pg_off = 0;
+		index++;
+	}
+	return 0;
+}
+
+static void note_written(struct send_ctx *sctx, u64 end)
+{
+	if (end > sctx->cur.recv_size)
+		sctx->cur.recv_size = end;
+}
+
+static int send_write(struct send_ctx *sctx, u64 off, u64 len)
+{
+	struct send_stream *s = &sctx->stream;
+	u32 chunk = s->buf_size - SEND_DATA_HEADROOM;
+	int ret;
+
+	while (len) {
+		u32 n;
+		void *dst;
+
+		ret = send_cmd_begin(s, BTRFS_SEND_C_WRITE);
+		if (ret)
+			return ret;
+		ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
+		if (ret)
+			return ret;
+		ret = send_put_u64(s, BTRFS_SEND_A_FILE_OFFSET, off);
+		if (ret)
+			return ret;
+		/* A very long path leaves less room for data. */
+		n = min_t(u64, len, min(chunk, send_data_room(s)));
+		if (!n)
+			return -ENAMETOOLONG;
+		dst = send_put_data_begin(s, n);
+		if (IS_ERR(dst))
+			return PTR_ERR(dst);
+		ret = read_file_data(sctx, off, n, dst);
+		if (ret)
+			return ret;
+		ret = send_cmd_end(s);
+		if (ret)
+			return ret;
+		off += n;
+		len -= n;
+		note_written(sctx, off);
+	}
+	return 0;
+}
+
+/* Uncompressed inline data is copied straight from the leaf. */
+static int send_inline_write(struct send_ctx *sctx, struct extent_buffer *leaf,
+			     struct btrfs_file_extent_item *fi,
+			     const struct data_extent *ext)
+{
+	struct send_stream *s = &sctx->stream;
+	void *dst;
+	int ret;
+
+	ret = send_cmd_begin(s, BTRFS_SEND_C_WRITE);
+	if (ret)
+		return ret;
+	ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
+	if (ret)
+		return ret;
+	ret = send_put_u64(s, BTRFS_SEND_A_FILE_OFFSET, ext->off);
+	if (ret)
+		return ret;
+	dst = send_put_data_begin(s, ext->len);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
+	read_extent_buffer(leaf, dst, btrfs_file_extent_inline_start(fi),
+			   ext->len);
+	ret = send_cmd_end(s);
+	if (ret)
+		return ret;
+	note_written(sctx, ext->off + ext->len);
+	return 0;
+}
+
+static int send_update_extent(struct send_ctx *sctx,
+			      const struct data_extent *ext)
+{
+	struct send_stream *s = &sctx->stream;
+	int ret;
+
+	ret = send_cmd_begin(s, BTRFS_SEND_C_UPDATE_EXTENT);
+	if (ret)
+		return ret;
+	ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
+	if (ret)
+		return ret;
+	ret = send_put_u64(s, BTRFS_SEND_A_FILE_OFFSET, ext->off);
+	if (ret)
+		return ret;
+	ret = send_put_u64(s, BTRFS_SEND_A_SIZE, ext->len);
+	if (ret)
+		return ret;
+	ret = send_cmd_end(s);
+	if (ret)
+		return ret;
+	note_written(sctx, ext->off + ext->len);
+	return 0;
+}
+
+/*
+ * Preallocated space is sent as such (v2) instead of as a hole, so that
+ * the receiver keeps the allocation a nodatacow or database file relies on.
+ */
+static int send_fallocate(struct send_ctx *sctx, const struct data_extent *ext)
+{
+	struct send_stream *s = &sctx->stream;
+	int ret;
+
+	ret = send_cmd_begin(s, BTRFS_SEND_C_FALLOCATE);
+	if (ret)
+		return ret;
+	ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
+	if (ret)
+		return ret;
+	ret = send_put_u32(s, BTRFS_SEND_A_FALLOCATE_MODE, 0);
+	if (ret)
+		return ret;
+	ret = send_put_u64(s, BTRFS_SEND_A_FILE_OFFSET, ext->off);
+	if (ret)
+		return ret;
+	ret = send_put_u64(s, BTRFS_SEND_A_SIZE, ext->len);
+	if (ret)
+		return ret;
+	ret = send_cmd_end(s);
+	if (ret)
+		return ret;
+	note_written(sctx, ext->off + ext->len);
+	return 0;
+}
+
+static int send_clone(struct send_ctx *sctx, const struct data_extent *ext,
+		      const struct clone_src *src)
+{
+	struct send_stream *s = &sctx->stream;
+	struct btrfs_root_item *ri = &src->root->root_item;
+	u8 *uuid = ri->uuid;
+	int ret;
+
+	if (src->root == sctx->send_root)
+		ret = send_cur_path(sctx, src->ino, 0, &sctx->path);
+	else
+		ret = send_tree_path(src->root, src->ino, &sctx->path);
+	if (ret)
+		return ret;
+	if (!btrfs_is_empty_uuid(ri->received_uuid))
+		uuid = ri->received_uuid;
+
+	ret = send_cmd_begin(s, BTRFS_SEND_C_CLONE);
+	if (ret)
+		return ret;
+	ret = send_put_u64(s, BTRFS_SEND_A_FILE_OFFSET, ext->off);
+	if (ret)
+		return ret;
+	ret = send_put_u64(s, BTRFS_SEND_A_CLONE_LEN, ext->len);
+	if (ret)
+		return ret;
+	ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
+	if (ret)
+		return ret;
+	ret = send_put_attr(s, BTRFS_SEND_A_CLONE_UUID, uuid, BTRFS_UUID_SIZE);
+	if (ret)
+		return ret;
+	ret = send_put_u64(s, BTRFS_SEND_A_CLONE_CTRANSID,
+			   btrfs_root_ctransid(ri));
+	if (ret)
+		return ret;
+	ret = send_put_path(s, BTRFS_SEND_A_CLONE_PATH, &sctx->path);
+	if (ret)
+		return ret;
+	ret = send_put_u64(s, BTRFS_SEND_A_CLONE_OFFSET, src->offset);
+	if (ret)
+		return ret;
+	ret = send_cmd_end(s);
+	if (ret)
+		return ret;
+	note_written(sctx, ext->off + ext->len);
+	return 0;
+}
+
+/*
+ * Send a compressed extent as it is on disk.  The payload was read from
+ * disk into @pages for regular extents, from the leaf for inline ones.
+ */
+static int send_encoded(struct send_ctx *sctx, const struct data_extent *ext,
+			int compression, const void *inline_data,
+			struct page **pages)
+{
+	struct send_stream *s = &sctx->stream;
+	u32 data_len = ext->disk_num_bytes;
+	char *dst;
+	u32 done;
+	int ret;
+
+	ret = send_cmd_begin(s, BTRFS_SEND_C_ENCODED_WRITE);
+	if (ret)
+		return ret;
+	ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
+	if (ret)
+		return ret;
+	ret = send_put_u64(s, BTRFS_SEND_A_FILE_OFFSET, ext->off);
+	if (ret)
+		return ret;
+	ret = send_put_u64(s, BTRFS_SEND_A_UNENCODED_FILE_LEN, ext->len);
+	if (ret)
+		return ret;
+	ret = send_put_u64(s, BTRFS_SEND_A_UNENCODED_LEN, ext->ram_bytes);
+	if (ret)
+		return ret;
+	ret = send_put_u64(s, BTRFS_SEND_A_UNENCODED_OFFSET, ext->extent_off);
+	if (ret)
+		return ret;
+	ret = send_put_u32(s, BTRFS_SEND_A_COMPRESSION, compression);
+	if (ret)
+		return ret;
+	/* No encryption exists; inline extents leave it out like 6.1. */
+	if (!inline_data) {
+		ret = send_put_u32(s, BTRFS_SEND_A_ENCRYPTION, 0);
+		if (ret)
+			return ret;
+	}
+	dst = send_put_data_begin(s, data_len);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
+	if (inline_data) {
+		memcpy(dst, inline_data, data_len);
+	} else {
+		for (done = 0; done < data_len; done += PAGE_SIZE)
+			memcpy_from_page(dst + done, pages[done >> PAGE_SHIFT],
+					 0, min_t(u32, PAGE_SIZE,
+						  data_len - done));
+	}
+	ret = send_cmd_end(s);
+	if (ret)
+		return ret;
+	note_written(sctx, ext->off + ext->len);
+	return 0;
+}
+
+/* Returns 1 if the extent went out as ENCODED_WRITE, 0 to send it plainly. */
+static int try_send_encoded(struct send_ctx *sctx, struct extent_buffer *leaf,
+			    int slot, struct btrfs_file_extent_item *fi,
+			    const struct data_extent *ext)
+{
+	struct page **pages = NULL;
+	void *inline_data = NULL;
+	u32 nr_pages = 0;
+	int compression;
+	u32 i;
+	int ret;
+
+	if (!(sctx->flags & BTRFS_SEND_FLAG_COMPRESSED) ||
+	    ext->compression == BTRFS_COMPRESS_NONE)
+		return 0;
+	compression = btrfs_encoded_io_compression_from_extent(sctx->fs_info,
+							ext->compression);
+	if (compression <= 0)
+		return 0;
+	/* The payload and the attributes in front of it must fit. */
+	if (ext->disk_num_bytes + send_path_len(&sctx->cur_path) + 128 >
+	    sctx->stream.buf_size)
+		return 0;
+
+	if (ext->type == BTRFS_FILE_EXTENT_INLINE) {
+		inline_data = kmalloc(ext->disk_num_bytes, GFP_KERNEL);
+		if (!inline_data)
+			return -ENOMEM;
+		read_extent_buffer(leaf, inline_data,
+				   btrfs_file_extent_inline_start(fi),
+				   ext->disk_num_bytes);
+	} else {
+		if (ext->disk_num_bytes > ext->len)
+			return 0;
+		ret = send_open_inode(sctx);
+		if (ret)
+			return ret;
+		nr_pages = DIV_ROUND_UP(ext->disk_num_bytes, PAGE_SIZE);
+		pages = kcalloc(nr_pages, sizeof(*pages), GFP_KERNEL);
+		if (!pages)
+			return -ENOMEM;
+		for (i = 0; i < nr_pages; i++) {
+			pages[i] = alloc_page(GFP_KERNEL);
+			if (!pages[i]) {
+				ret = -ENOMEM;
+				goto out_free_pages;
+			}
+		}
+		ret = btrfs_encoded_read_regular_fill_pages(
+				BTRFS_I(sctx->cur.vfs), ext->off - ext->extent_off,
+				ext->disk_bytenr, ext->disk_num_bytes, pages);
+		if (ret)
+			goto out_free_pages;
+	}
+
+	ret = send_encoded(sctx, ext, compression, inline_data, pages);
+	if (!ret)
+		ret = 1;
+out_free_pages:
+	for (i = 0; i < nr_pages && pages[i]; i++)
+		__free_page(pages[i]);
+	kfree(pages);
+	kfree(inline_data);
+	return ret;
+}
+
+/*
+ * Block group relocation moves extents and rewrites the items pointing at
+ * them; a leaf copied before that may carry the old disk address, which
+ * must not be used to read raw data or to look for clones.
+ */
+static bool item_is_stale(struct send_ctx *sctx, u64 reloc_trans)
+{
+	bool stale;
+
+	down_read(&sctx->fs_info->commit_root_sem);
+	stale = sctx->fs_info->last_reloc_trans != reloc_trans;
+	up_read(&sctx->fs_info->commit_root_sem);
+	return stale;
+}
+
+static int send_extent(struct send_ctx *sctx, struct extent_buffer *leaf,
+		       int slot, const struct btrfs_key *key)
+{
+	struct btrfs_file_extent_item *fi;
+	struct data_extent ext = { .off = key->offset };
+	struct clone_src src;
+	u64 end;
+	int ret;
+
+	if (key->offset >= sctx->cur.size)
+		return 0;
+	fi = btrfs_item_ptr(leaf, slot, struct btrfs_file_extent_item);
+	ext.type = btrfs_file_extent_type(leaf, fi);
+	ext.compression = btrfs_file_extent_compression(leaf, fi);
+	ext.ram_bytes = btrfs_file_extent_ram_bytes(leaf, fi);
+
+	if (ext.type == BTRFS_FILE_EXTENT_INLINE) {
+		if (key->offset != 0)
+			return -EUCLEAN;
+		ext.len = min(ext.ram_bytes, sctx->cur.size);
+		ext.disk_num_bytes = btrfs_file_extent_inline_item_len(leaf,
+								       slot);
+		if (send_no_data(sctx))
+			return send_update_extent(sctx, &ext);
+		ret = try_send_encoded(sctx, leaf, slot, fi, &ext);
+		if (ret)
+			return ret < 0 ? ret : 0;
+		if (ext.compression == BTRFS_COMPRESS_NONE)
+			return send_inline_write(sctx, leaf, fi, &ext);
+		return send_write(sctx, ext.off, ext.len);
+	}
+	if (ext.type != BTRFS_FILE_EXTENT_REG &&
+	    ext.type != BTRFS_FILE_EXTENT_PREALLOC)
+		return -EUCLEAN;
+
+	ext.disk_bytenr = btrfs_file_extent_disk_bytenr(leaf, fi);
+	ext.disk_num_bytes = btrfs_file_extent_disk_num_bytes(leaf, fi);
+	ext.extent_off = btrfs_file_extent_offset(leaf, fi);
+	end = min(key->offset + btrfs_file_extent_num_bytes(leaf, fi),
+		  sctx->cur.size);
+	ext.len = end - key->offset;
+	if (ext.disk_bytenr == 0 || ext.len == 0)
+		return 0;
+
+	if (ext.type == BTRFS_FILE_EXTENT_PREALLOC) {
+		if (sctx->stream.proto < 2)
+			return 0;
+		return send_fallocate(sctx, &ext);
+	}
+
+	ret = find_clone(sctx, &ext, &src);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		return send_clone(sctx, &ext, &src);
+
+	if (send_no_data(sctx))
+		ret = send_update_extent(sctx, &ext);
+	else
+		ret = try_send_encoded(sctx, leaf, slot, fi, &ext);
+	if (ret == 0)
+		ret = send_write(sctx, ext.off, ext.len);
+	else if (ret > 0)
+		ret = 0;
+	if (ret)
+		return ret;
+	extent_cache_add(sctx, &ext);
+	return 0;
+}
+
+/* Send one EXTENT_DATA item of the current (regular) inode. */
+int send_data_extent(struct send_ctx *sctx, const struct send_cmp_item *item)
+{
+	struct btrfs_path *path;
+	int ret;
+
+	if (!item_is_stale(sctx, item->reloc_trans))
+		return send_extent(sctx, item->left, item->left_slot,
+				   &item->key);
+
+	/* Look the item up again in the relocated tree. */
+	path = send_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	ret = btrfs_search_slot(NULL, sctx->send_root, &item->key, path, 0, 0);
+	if (ret > 0)
+		ret = -EUCLEAN;
+	if (!ret)
+		ret = send_extent(sctx, path->nodes[0], path->slots[0],
+				  &item->key);
+	btrfs_free_path(path);
+	return ret;
+}
+
+/* Give the file its final size once all its extents went out. */
+int send_data_finish(struct send_ctx *sctx)
+{
+	struct send_stream *s = &sctx->stream;
+	int ret;
+
+	if (sctx->cur.recv_size == sctx->cur.size)
+		return 0;
+	ret = send_cmd_begin(s, BTRFS_SEND_C_TRUNCATE);
+	if (ret)
+		return ret;
+	ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
+	if (ret)
+		return ret;
+	ret = send_put_u64(s, BTRFS_SEND_A_SIZE, sctx->cur.size);
+	if (ret)
+		return ret;
+	ret = send_cmd_end(s);
+	if (ret)
+		return ret;
+	sctx->cur.recv_size = sctx->cur.size;
+	return 0;
+}

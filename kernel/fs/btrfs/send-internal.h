@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Private interfaces between the parts of btrfs send: stream encoding
+ * (send-stream.c), tree comparison (send-compare.c), path building
+ * (send-path.c), inode processing (send-inode.c), extent and data emission
+ * (send-data.c) and the ioctl entry (send-ioctl.c).
+ */
+
+#ifndef BTRFS_SEND_INTERNAL_H
+#define BTRFS_SEND_INTERNAL_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/xarray.h>
+#include <linux/fs.h>
+#include "send-stream.h"
+#include "send-compare.h"
+
+struct btrfs_root;
+struct btrfs_fs_info;
+struct extent_buffer;
+struct btrfs_key;
+
+/* Highest protocol version this implementation emits (no fs-verity). */
+#define SEND_STREAM_VERSION_MAX		2
+
+/*
+ * The same bound on clone sources as 6.1 (8MiB worth of its 32 byte
+ * per-source records), so a huge count fails early with EINVAL.
+ */
+#define SEND_MAX_CLONE_SOURCES		(SZ_8M / 32)
+
+/* ---- paths (send-path.c) ---------------------------------------------- */
+
+/* A path relative to the subvolume root, built from its last component. */
+struct send_path {
+	char *buf;
+	u32 cap;
+	u32 start;		/* the path is buf[start, cap) */
+};
+
+int send_path_init(struct send_path *p);
+void send_path_free(struct send_path *p);
+void send_path_reset(struct send_path *p);
+int send_path_prepend(struct send_path *p, const char *name, u32 len);
+int send_path_copy(struct send_path *dst, const struct send_path *src);
+static inline u32 send_path_len(const struct send_path *p)
+{
+	return p->cap - p->start;
+}
+
+static inline const char *send_path_str(const struct send_path *p)
+{
+	return p->buf + p->start;
+}
+
+int send_put_path(struct send_stream *s, enum btrfs_send_attr type,
+		  const struct send_path *p);
+
+struct send_ctx;
+
+/* First name of @ino in @root: parent directory and name. */
+struct send_ref_name {
+	u64 dir;
+	u32 name_len;
+	char name[BTRFS_NAME_LEN];
+};
+
+int send_first_ref(struct btrfs_root *root, u64 ino,
+		   struct send_ref_name *ref);
+int send_orphan_path(struct send_ctx *sctx, u64 ino, u64 gen,
+		     struct send_path *p);
+int send_cur_path(struct send_ctx *sctx, u64 ino, u64 gen,
+		  struct send_path *p);
+int send_ref_path(struct send_ctx *sctx, u64 dir, const char *name,
+		  u32 name_len, struct send_path *p);
+int send_tree_path(struct btrfs_root *root, u64 ino, struct send_path *p);
+void send_name_cache_free(struct send_ctx *sctx);
+
+/* ---- per send state ---------------------------------------------------- */
+
+struct send_clone_src {
+	struct btrfs_root *root;
+};
+
+/* A name of the current inode, recorded until all its refs have been seen. */
+struct send_ref {
+	struct list_head list;
+	u64 dir;
+	u32 name_len;
+	char name[];
+};
+
+struct send_inode {
+	u64 ino;
+	u64 gen;
+	u64 size;
+	u32 mode;
+	u32 uid;
+	u32 gid;
+	u64 rdev;
+	u64 flags;
+	u32 nlink;
+	struct btrfs_timespec atime;
+	struct btrfs_timespec mtime;
+	struct btrfs_timespec ctime;
+	struct btrfs_timespec otime;
+
+	bool active;
+	bool skip;		/* no links: nothing to send */
+	bool refs_done;
+	u64 recv_size;		/* file size on the receiver so far */
+	struct list_head refs;
+	void *caps;		/* security.capability, sent last */
+	u32 caps_len;
+	struct inode *vfs;	/* for reading data through the page cache */
+	struct file_ra_state ra;
+};
+
+struct send_extent_cache;
+
+struct send_ctx {
+	struct btrfs_fs_info *fs_info;
+	struct btrfs_root *send_root;
+	struct btrfs_root *parent_root;
+	struct send_clone_src *clone_srcs;	/* sorted by root id */
+	u32 nr_clone_srcs;
+	u64 flags;
+	u64 last_reloc_trans;
+
+	struct send_stream stream;
+	struct send_inode cur;
+
+	/* Inodes below this number are fully processed on the receiver. */
+	u64 progress;
+	/* Directories created ahead of their turn: ino -> xa_mk_value(gen) */
+	struct xarray early_dirs;
+
+	/* ino -> struct send_name_entry, first names of placed inodes */
+	struct xarray names;
+	struct list_head names_lru;
+	u32 nr_names;
+
+	struct send_extent_cache *extents;
+
+	/* Where the current inode is on the receiver, once it is placed. */
+	struct send_path cur_path;
+	/* Scratch paths for building commands. */
+	struct send_path path;
+	struct send_path path_to;
+	struct send_path orphan;
+};
+
+static inline bool send_no_data(const struct send_ctx *sctx)
+{
+	return sctx->flags & BTRFS_SEND_FLAG_NO_FILE_DATA;
+}
+
+/* ---- inodes and data (send-inode.c, send-data.c) ---------------------- */
+
+int send_full_tree(struct send_ctx *sctx);
+int send_utimes(struct send_ctx *sctx, u64 ino, u64 gen);
+
+int send_data_extent(struct send_ctx *sctx, const struct send_cmp_item *item);
+int send_data_finish(struct send_ctx *sctx);
+void send_data_close_inode(struct send_ctx *sctx);
+int send_extent_cache_init(struct send_ctx *sctx);
+void send_extent_cache_free(struct send_ctx *sctx);
+
+#endif

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Paths as the receiver sees them at the current point of the stream.
+ *
+ * A path is built from its last component towards the subvolume root, so
+ * the buffer is filled from its end.  It grows as needed: PATH_MAX limits
+ * system calls on the receiving side, not the depth of a tree we send, and
+ * a path only has to fit the 16 bit length of a stream attribute.
+ */
+
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include "ctree.h"
+#include "send-internal.h"
+
+#define PATH_INITIAL_SIZE	256
+/* Bound the walk up a tree whose references form a loop (corruption). */
+#define PATH_MAX_DEPTH		(1U << 20)
+/* Names kept of placed inodes, mostly directories high up in the tree. */
+#define NAME_CACHE_MAX		1024
+
+struct send_name_entry {
+	struct list_head lru;
+	u64 ino;
+	u64 dir;
+	u32 name_len;
+	char name[];
+};
+
+int send_path_init(struct send_path *p)
+{
+	p->buf = kmalloc(PATH_INITIAL_SIZE, GFP_KERNEL);
+	if (!p->buf)
+		return -ENOMEM;
+	p->cap = PATH_INITIAL_SIZE;
+	p->start = p->cap;
+	return 0;
+}
+
+void send_path_free(struct send_path *p)
+{
+	kvfree(p->buf);
+	p->buf = NULL;
+}
+
+void send_path_reset(struct send_path *p)
+{
+	p->start = p->cap;
+}
+
+static int send_path_grow(struct send_path *p, u32 need)
+{
+	u32 len = send_path_len(p);
+	u32 cap = p->cap;
+	char *buf;
+
+	while (cap - len < need) {
+		if (cap > U32_MAX / 2)
+			return -ENAMETOOLONG;
+		cap *= 2;
+	}
+	buf = kvmalloc(cap, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf + cap - len, p->buf + p->start, len);
+	kvfree(p->buf);
+	p->buf = buf;
+	p->cap = cap;
+	p->start = cap - len;
+	return 0;
+}
+
+/* Put the component @name in front of the path. */
+int send_path_prepend(struct send_path *p, const char *name, u32 len)
+{
+	bool slash = send_path_len(p) != 0;
+	int ret;
+
+	if (p->start < len + slash) {
+		ret = send_path_grow(p, len + slash);
+		if (ret)
+			return ret;
+	}
+	if (slash)
+		p->buf[--p->start] = '/';
+	p->start -= len;
+	memcpy(p->buf + p->start, name, len);
+	return 0;
+}
+
+int send_path_copy(struct send_path *dst, const struct send_path *src)
+{
+	send_path_reset(dst);
+	if (!send_path_len(src))
+		return 0;
+	return send_path_prepend(dst, send_path_str(src), send_path_len(src));
+}
+
+/*
+ * A path longer than an attribute can carry cannot be sent; say so rather
+ * than truncate it.  Every shorter path goes out whole.
+ */
+int send_put_path(struct send_stream *s, enum btrfs_send_attr type,
+		  const struct send_path *p)
+{
+	int ret;
+
+	if (send_path_len(p) > U16_MAX)
+		return -ENAMETOOLONG;
+	ret = send_put_attr(s, type, send_path_str(p), send_path_len(p));
+	/* Paths are what can outgrow a command (64KiB in version 1). */
+	if (ret == -EOVERFLOW)
+		ret = -ENAMETOOLONG;
+	return ret;
+}
+
+/*
+ * Find the first name of @ino in @root: its lowest INODE_REF, else its
+ * lowest INODE_EXTREF.  Any name works once all names of an inode exist on
+ * the receiver, but always taking the same one keeps the stream stable.
+ */
+int send_first_ref(struct btrfs_root *root, u64 ino,
+		   struct send_ref_name *ref)
+{
+	struct btrfs_path *path;
+	struct extent_buffer *leaf;
+	struct btrfs_key key;
+	unsigned long name_off;
+	int ret;
+
+	path = send_alloc_path();
+	if (!path)
+		return -ENOMEM;
+
+	key.objectid = ino;
+	key.type = BTRFS_INODE_REF_KEY;
+	key.offset = 0;
+	ret = btrfs_search_slot(NULL, root, &key, path, 0, 0);
+	if (ret < 0)
+		goto out;
+	if (path->slots[0] >= btrfs_header_nritems(path->nodes[0])) {
+		ret = btrfs_next_leaf(root, path);
+		if (ret < 0)
+			goto out;
+		if (ret > 0) {
+			ret = -ENOENT;
+			goto out;
+		}
+	}
+	leaf = path->nodes[0];
+	btrfs_item_key_to_cpu(leaf, &key, path->slots[0]);
+	if (key.objectid != ino) {
+		ret = -ENOENT;
+		goto out;
+	}
+	if (key.type == BTRFS_INODE_REF_KEY) {
+		struct btrfs_inode_ref *iref;
+
+		iref = btrfs_item_ptr(leaf, path->slots[0],
+				      struct btrfs_inode_ref);
+		ref->dir = key.offset;
+		ref->name_len = btrfs_inode_ref_name_len(leaf, iref);
+		name_off = (unsigned long)(iref + 1);
+	} else if (key.type == BTRFS_INODE_EXTREF_KEY) {
+		struct btrfs_inode_extref *extref;
+
+		extref = btrfs_item_ptr(leaf, path->slots[0],
+					struct btrfs_inode_extref);
+		ref->dir = btrfs_inode_extref_parent(leaf, extref);
+		ref->name_len = btrfs_inode_extref_name_len(leaf, extref);
+		name_off = (unsigned long)&extref->name;
+	} else {
+		ret = -ENOENT;
+		goto out;
+	}
+	/* The tree checker has validated the item, names are bounded. */
+	if (ref->name_len > BTRFS_NAME_LEN) {
+		ret = -EUCLEAN;
+		goto out;
+	}
+	read_extent_buffer(leaf, ref->name, name_off, ref->name_len);
+	ret = 0;
+out:
+	btrfs_free_path(path);
+	return ret;
+}
+
+/*
+ * New inodes are created under a temporary name in the top directory,
+ * o<ino>-<gen>-<idx>, with the smallest index that no entry of the top
+ * directory of the send or the parent snapshot uses.  The name can thus be
+ * recomputed at any time without remembering it.
+ */
+int send_orphan_path(struct send_ctx *sctx, u64 ino, u64 gen,
+		     struct send_path *p)
+{
+	struct btrfs_root *roots[2] = { sctx->send_root, sctx->parent_root };
+	struct btrfs_path *path;
+	char name[64];
+	u32 idx;
+	int len;
+	int ret;
+	int i;
+
+	path = send_alloc_path();
+	if (!path)
+		return -ENOMEM;
+
+	for (idx = 0;; idx++) {
+		struct fscrypt_str fname;
+		bool used = false;
+
+		len = snprintf(name, sizeof(name), "o%llu-%llu-%u", ino, gen,
+			       idx);
+		fname = (struct fscrypt_str)FSTR_INIT(name, len);
+		for (i = 0; i < ARRAY_SIZE(roots) && roots[i]; i++) {
+			struct btrfs_dir_item *di;
+
+			di = btrfs_lookup_dir_item(NULL, roots[i], path,
+						   BTRFS_FIRST_FREE_OBJECTID,
+						   &fname, 0);
+			btrfs_release_path(path);
+			if (IS_ERR(di)) {
+				ret = PTR_ERR(di);
+				goto out;
+			}
+			if (di)
+				used = true;
+		}
+		if (!used)
+			break;
+		ret = send_check_interrupt();
+		if (ret)
+			goto out;
+	}
+	send_path_reset(p);
+	ret = send_path_prepend(p, name, len);
+out:
+	btrfs_free_path(path);
+	return ret;
+}
+
+/*
+ * Whether @ino sits at its final name(s) on the receiver.  A full send
+ * processes inodes in increasing order and places each one when its
+ * references are processed; anything later is still at its orphan name.
+ */
+static bool send_is_placed(const struct send_ctx *sctx, u64 ino)
+{
+	if (ino == sctx->cur.ino && sctx->cur.active)
+		return sctx->cur.refs_done;
+	return ino < sctx->progress;
+}
+
+static struct send_name_entry *name_cache_get(struct send_ctx *sctx, u64 ino)
+{
+	struct send_name_entry *e;
+
+	e = xa_load(&sctx->names, (unsigned long)ino);
+	if (!e || e->ino != ino)
+		return NULL;
+	list_move_tail(&e->lru, &sctx->names_lru);
+	return e;
+}
+
+static void name_cache_drop(struct send_ctx *sctx, struct send_name_entry *e)
+{
+	xa_erase(&sctx->names, (unsigned long)e->ino);
+	list_del(&e->lru);
+	sctx->nr_names--;
+	kfree(e);
+}
+
+static struct send_name_entry *name_cache_add(struct send_ctx *sctx, u64 ino,
+					      const struct send_ref_name *ref)
+{
+	struct send_name_entry *e;
+	struct send_name_entry *old;
+	int ret;
+
+	e = kmalloc(struct_size(e, name, ref->name_len), GFP_KERNEL);
+	if (!e)
+		return ERR_PTR(-ENOMEM);
+	e->ino = ino;
+	e->dir = ref->dir;
+	e->name_len = ref->name_len;
+	memcpy(e->name, ref->name, ref->name_len);
+
+	/* Indexes collide on 32 bit; the newer entry wins. */
+	old = xa_load(&sctx->names, (unsigned long)ino);
+	if (old)
+		name_cache_drop(sctx, old);
+	ret = xa_insert(&sctx->names, (unsigned long)ino, e, GFP_KERNEL);
+	if (ret) {
+		kfree(e);
+		return ERR_PTR(ret);
+	}
+	list_add_tail(&e->lru, &sctx->names_lru);
+	if (++sctx->nr_names > NAME_CACHE_MAX)
+		name_cache_drop(sctx, list_first_entry(&sctx->names_lru,
+						       struct send_name_entry,
+						       lru));
+	return e;
+}
+
+void send_name_cache_free(struct send_ctx *sctx)
+{
+	while (!list_empty(&sctx->names_lru))
+		name_cache_drop(sctx, list_first_entry(&sctx->names_lru,
+						       struct send_name_entry,
+						       lru));
+	xa_destroy(&sctx->names);
+}
+
+/* Generation of a directory created ahead of its turn, 0 if none. */
+static u64 early_dir_gen(struct send_ctx *sctx, u64 ino)
+{
+	void *entry = xa_load(&sctx->early_dirs, (unsigned long)ino);
+
+	return entry ? xa_to_value(entry) : 0;
+}
+
+/*
+ * Put the path of @ino in front of @p, as it is on the receiver at this
+ * point of the stream: names of placed inodes up to the first inode that
+ * still sits at its orphan name in the top directory, or up to the top
+ * directory.  @gen is the generation of @ino if known, else 0.
+ */
+static int path_walk(struct send_ctx *sctx, u64 ino, u64 gen,
+		     struct send_path *p)
+{
+	struct send_ref_name *ref = NULL;
+	u32 depth = 0;
+	int ret = 0;
+
+	while (ino != BTRFS_FIRST_FREE_OBJECTID) {
+		struct send_name_entry *e;
+
+		if (++depth > PATH_MAX_DEPTH) {
+			ret = -EUCLEAN;
+			break;
+		}
+		if (!send_is_placed(sctx, ino)) {
+			/*
+			 * Only the current inode and directories created
+			 * early exist on the receiver before their turn.
+			 */
+			if (ino == sctx->cur.ino && sctx->cur.active)
+				gen = sctx->cur.gen;
+			else if (!gen)
+				gen = early_dir_gen(sctx, ino);
+			if (!gen) {
+				ret = -EUCLEAN;
+				break;
+			}
+			ret = send_orphan_path(sctx, ino, gen, &sctx->orphan);
+			if (ret)
+				break;
+			ret = send_path_prepend(p, send_path_str(&sctx->orphan),
+						send_path_len(&sctx->orphan));
+			break;
+		}
+
+		e = name_cache_get(sctx, ino);
+		if (!e) {
+			if (!ref) {
+				ref = kmalloc(sizeof(*ref), GFP_KERNEL);
+				if (!ref) {
+					ret = -ENOMEM;
+					break;
+				}
+			}
+			ret = send_first_ref(sctx->send_root, ino, ref);
+			if (ret)
+				break;
+			e = name_cache_add(sctx, ino, ref);
+			if (IS_ERR(e)) {
+				ret = PTR_ERR(e);
+				break;
+			}
+		}
+		ret = send_path_prepend(p, e->name, e->name_len);
+		if (ret)
+			break;
+		ino = e->dir;
+		gen = 0;
+	}
+	kfree(ref);
+	return ret;
+}
+
+/* Path of inode @ino (generation @gen, or 0) on the receiver. */
+int send_cur_path(struct send_ctx *sctx, u64 ino, u64 gen,
+		  struct send_path *p)
+{
+	send_path_reset(p);
+	return path_walk(sctx, ino, gen, p);
+}
+
+/* Path of the entry @name in directory @dir on the receiver. */
+int send_ref_path(struct send_ctx *sctx, u64 dir, const char *name,
+		  u32 name_len, struct send_path *p)
+{
+	int ret;
+
+	send_path_reset(p);
+	ret = send_path_prepend(p, name, name_len);
+	if (ret)
+		return ret;
+	return path_walk(sctx, dir, 0, p);
+}
+
+/*
+ * Path of @ino in a tree that does not change while we send, such as a
+ * clone source: its first names up to the top directory.
+ */
+int send_tree_path(struct btrfs_root *root, u64 ino, struct send_path *p)
+{
+	struct send_ref_name *ref;
+	u32 depth = 0;
+	int ret = 0;
+
+	ref = kmalloc(sizeof(*ref), GFP_KERNEL);
+	if (!ref)
+		return -ENOMEM;
+	send_path_reset(p);
+	while (ino != BTRFS_FIRST_FREE_OBJECTID) {
+		if (++depth > PATH_MAX_DEPTH) {
+			ret = -EUCLEAN;
+			break;
+		}
+		ret = send_first_ref(root, ino, ref);
+		if (ret)
+			break;
+		ret = send_path_prepend(p, ref->name, ref->name_len);
+		if (ret)
+			break;
+		ino = ref->dir;
+	}
+	kfree(ref);
+	return ret;
+}

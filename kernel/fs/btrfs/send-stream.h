@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Building send stream commands: a command buffer, TLV attributes, the
+ * CRC32C and the writes to the output file.
+ */
+
+#ifndef BTRFS_SEND_STREAM_H
+#define BTRFS_SEND_STREAM_H
+
+#include <linux/types.h>
+#include <linux/sizes.h>
+#include "send-wire.h"
+
+struct file;
+struct extent_buffer;
+
+/* Version 1: a whole command fits in 64KiB, file data goes in 48KiB. */
+#define SEND_V1_BUF_SIZE		BTRFS_SEND_V1_MAX_COMMAND
+/* Version 2: room for one compressed extent (128KiB) plus attributes. */
+#define SEND_V2_BUF_SIZE		ALIGN(SZ_16K + SZ_128K, PAGE_SIZE)
+/* Space kept for the attributes in front of file data. */
+#define SEND_DATA_HEADROOM		SZ_16K
+
+struct send_stream {
+	struct file *out;
+	loff_t pos;
+	char *buf;
+	u32 buf_size;
+	u32 len;		/* bytes of the command being built */
+	u32 proto;
+	bool data_added;	/* v2 DATA must be the last attribute */
+	u64 bytes_written;
+};
+
+int send_stream_init(struct send_stream *s, struct file *out, u32 proto);
+void send_stream_release(struct send_stream *s);
+int send_stream_write_header(struct send_stream *s);
+int send_cmd_begin(struct send_stream *s, enum btrfs_send_cmd cmd);
+int send_cmd_end(struct send_stream *s);
+int send_put_attr(struct send_stream *s, enum btrfs_send_attr type,
+		  const void *data, u32 len);
+int send_put_u64(struct send_stream *s, enum btrfs_send_attr type, u64 val);
+int send_put_u32(struct send_stream *s, enum btrfs_send_attr type, u32 val);
+int send_put_u8(struct send_stream *s, enum btrfs_send_attr type, u8 val);
+int send_put_eb(struct send_stream *s, enum btrfs_send_attr type,
+		const struct extent_buffer *eb, unsigned long off, u32 len);
+void *send_put_data_begin(struct send_stream *s, u32 len);
+u32 send_data_room(const struct send_stream *s);
+int send_check_interrupt(void);
+
+#endif
