@@ -27,6 +27,45 @@ static uint32_t crc_zeros(uint32_t reg, size_t n)
 	return reg;
 }
 
+/* x^n mod P, P = x^32 + 0x1EDC6F41 in the normal (unreflected) order. */
+static uint32_t xpow_mod(unsigned int n)
+{
+	uint32_t r = 1;		/* x^0 */
+
+	while (n--) {
+		uint32_t carry = r & 0x80000000u;
+
+		r <<= 1;
+		if (carry)
+			r ^= 0x1EDC6F41u;
+	}
+	return r;
+}
+
+/* c(x) laid out for pclmul on reflected data: bit j = coefficient of x^(63-j). */
+static uint64_t fold_const(uint32_t c)
+{
+	uint64_t k = 0;
+
+	for (int m = 0; m < 32; m++)
+		if (c & (1u << m))
+			k |= UINT64_C(1) << (63 - m);
+	return k;
+}
+
+/*
+ * Constants to carry a 128-bit block (low qword L = earlier bytes, high
+ * qword H) D bits forward: L * x^(64+D) and H * x^D mod P, each written as
+ * the constant for x^(n-1) because a carry-less product of two reflected
+ * values comes out one bit short (it is the product divided by x).
+ */
+static void print_fold(unsigned int dbits)
+{
+	printf("static const uint64_t crc32c_fold%u[2] = { 0x%016llx, 0x%016llx };\n",
+	       dbits, (unsigned long long)fold_const(xpow_mod(64 + dbits - 1)),
+	       (unsigned long long)fold_const(xpow_mod(dbits - 1)));
+}
+
 static void print_table(const char *name, uint32_t t[][256], int rows)
 {
 	printf("static const uint32_t %s[%d][256] = {\n", name, rows);
@@ -74,5 +113,7 @@ int main(void)
 		snprintf(name, sizeof(name), "crc32c_zeros_%zu", lanes[l]);
 		print_table(name, shift, 4);
 	}
+	print_fold(512);
+	print_fold(128);
 	return 0;
 }

@@ -14,11 +14,15 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
 
 #define DEFAULT_BUF_SIZE	(1u << 20)
 #define DEFAULT_MAX_CMD		(64u << 20)
+/* mmap window: big enough to amortise the mapping, small for RSS. */
+#define MAP_WINDOW		(4u << 20)
 
 enum reader_state {
 	ST_HEADER,	/* a stream header (or clean EOF after END) comes next */
@@ -39,6 +43,11 @@ struct bstream_reader {
 	bool mem;		/* base is the caller's memory */
 	bool seekable;		/* fd can be repositioned after END with -e */
 	bool exact;		/* read no byte beyond the command (pipe with -e) */
+	bool mapped;		/* regular file read through an mmap window */
+	uint8_t *map;		/* current window (mapped mode) */
+	size_t map_len;
+	uint64_t file_size;	/* as last seen by fstat (mapped mode) */
+	uint64_t map_start;	/* file offset where reading started */
 	bool eof;
 	uint8_t *buf;		/* owned buffer (fd mode) */
 	size_t cap;
@@ -92,10 +101,19 @@ struct bstream_reader *bstream_reader_new(const struct bstream_reader_opts *opts
 	return r;
 }
 
+static void unmap(struct bstream_reader *r)
+{
+	if (r->map)
+		munmap(r->map, r->map_len);
+	r->map = NULL;
+	r->map_len = 0;
+}
+
 void bstream_reader_free(struct bstream_reader *r)
 {
 	if (!r)
 		return;
+	unmap(r);
 	free(r->buf);
 	free(r->strings);
 	free(r);
@@ -103,6 +121,8 @@ void bstream_reader_free(struct bstream_reader *r)
 
 static void reset_input(struct bstream_reader *r)
 {
+	unmap(r);
+	r->mapped = false;
 	r->have_input = true;
 	r->eof = false;
 	r->pos = r->end = 0;
@@ -132,6 +152,16 @@ int bstream_reader_set_fd(struct bstream_reader *r, int fd)
 	r->base = r->buf;
 	r->seekable = lseek(fd, 0, SEEK_CUR) != (off_t)-1;
 	r->exact = (r->flags & BSTREAM_READ_STOP_AT_END) && !r->seekable;
+	if (r->flags & BSTREAM_READ_MMAP) {
+		struct stat st;
+		off_t start = lseek(fd, 0, SEEK_CUR);
+
+		if (start != (off_t)-1 && !fstat(fd, &st) && S_ISREG(st.st_mode)) {
+			r->mapped = true;
+			r->map_start = start;
+			r->file_size = st.st_size;
+		}
+	}
 	return 0;
 }
 
@@ -188,9 +218,51 @@ static int fail(struct bstream_reader *r, int code, bool recoverable,
  * Make need bytes available contiguously at base + pos.  Returns the number
  * of bytes available (less than need only at end of input), or an error.
  */
+/* Mapped mode: map a window holding [pos, pos + need) if the file has it. */
+static ssize_t fill_mapped(struct bstream_reader *r, size_t need)
+{
+	long pagesz = sysconf(_SC_PAGESIZE);
+	uint64_t consumed = r->base_off + r->pos;
+	uint64_t cur = r->map_start + consumed;		/* file offset */
+	uint64_t aoff = cur & ~(uint64_t)(pagesz - 1);
+	size_t delta = cur - aoff;
+	size_t len = need + delta > MAP_WINDOW ? need + delta : MAP_WINDOW;
+	void *m;
+
+	if (cur + need > r->file_size) {
+		struct stat st;
+
+		/* The file may still be growing (a send writing to it). */
+		if (!fstat(r->fd, &st))
+			r->file_size = st.st_size;
+	}
+	if (aoff + len > r->file_size)
+		len = r->file_size > aoff ? r->file_size - aoff : 0;
+	unmap(r);
+	r->base = NULL;
+	/* May wrap below zero for an unaligned start; base_off + pos is exact. */
+	r->base_off = consumed - delta;
+	r->pos = r->end = delta;
+	if (len <= delta)
+		return 0;
+	m = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, r->fd, aoff);
+	if (m == MAP_FAILED)
+		return fail(r, BSTREAM_E_IO, false, "mmap failed at offset %" PRIu64 ": %s",
+			    aoff, strerror(errno));
+	madvise(m, len, MADV_SEQUENTIAL);
+	r->map = m;
+	r->map_len = len;
+	r->base = m;
+	r->end = len;
+	return len - delta < need ? (ssize_t)(len - delta) : (ssize_t)need;
+}
+
 static ssize_t fill(struct bstream_reader *r, size_t need)
 {
 	size_t have = r->end - r->pos;
+
+	if (r->mapped && have < need)
+		return fill_mapped(r, need);
 
 	if (have >= need || r->mem || r->eof)
 		return have < need ? (ssize_t)have : (ssize_t)need;
@@ -616,7 +688,9 @@ static int read_cmd(struct bstream_reader *r)
 		if (r->flags & BSTREAM_READ_STOP_AT_END) {
 			r->state = ST_DONE;
 			/* Give back what was read beyond END. */
-			if (!r->mem && r->seekable && r->end > r->pos)
+			if (r->mapped)
+				lseek(r->fd, r->map_start + r->base_off + r->pos, SEEK_SET);
+			else if (!r->mem && r->seekable && r->end > r->pos)
 				lseek(r->fd, -(off_t)(r->end - r->pos), SEEK_CUR);
 		} else {
 			r->state = ST_HEADER;

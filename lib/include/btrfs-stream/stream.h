@@ -70,6 +70,7 @@ enum bstream_crc_impl {
 	BSTREAM_CRC_AUTO = 0,	/* fastest available on this CPU */
 	BSTREAM_CRC_TABLE,	/* portable slicing-by-8 tables */
 	BSTREAM_CRC_SSE42,	/* x86 crc32 instruction, 3-way interleaved */
+	BSTREAM_CRC_PCLMUL,	/* x86 carry-less multiply folding + crc32 */
 };
 
 /* Raw register update: returns the new register; start with reg = 0. */
@@ -141,6 +142,13 @@ enum {
 	BSTREAM_READ_STRICT_VERSION = 1u << 1,
 	/* Skip CRC verification (never use on untrusted input). */
 	BSTREAM_READ_NO_CRC = 1u << 2,
+	/*
+	 * Read a regular file through a sliding mmap window instead of
+	 * read(2): no copy at all, RSS stays bounded.  The file must not
+	 * shrink while it is read (that would raise SIGBUS); a growing file
+	 * is fine.  Ignored for pipes and other descriptors.
+	 */
+	BSTREAM_READ_MMAP = 1u << 3,
 };
 
 struct bstream_reader_opts {

@@ -59,12 +59,12 @@ static uint64_t rnd(void)
 
 static void test_crc(void)
 {
-	static const char *const names[] = { "auto", "table", "sse42" };
+	static const char *const names[] = { "auto", "table", "sse42", "pclmul" };
 	static uint8_t buf[70000];
 
 	for (size_t i = 0; i < sizeof(buf); i++)
 		buf[i] = (uint8_t)rnd();
-	for (int impl = BSTREAM_CRC_AUTO; impl <= BSTREAM_CRC_SSE42; impl++) {
+	for (int impl = BSTREAM_CRC_AUTO; impl <= BSTREAM_CRC_PCLMUL; impl++) {
 		bstream_crc_fn f = bstream_crc_get(impl);
 		bool same = true;
 
@@ -168,7 +168,8 @@ static void test_spec_examples(void)
 	   "spec 7.4: WRITE in v1, crc 0x8FB11A42");
 
 	/* The same CRCs straight from both implementations. */
-	for (int impl = BSTREAM_CRC_TABLE; impl <= BSTREAM_CRC_SSE42; impl++) {
+	for (int impl = BSTREAM_CRC_TABLE; impl <= BSTREAM_CRC_PCLMUL; impl++) {
+		static const char *const names[] = { "auto", "table", "sse42", "pclmul" };
 		bstream_crc_fn f = bstream_crc_get(impl);
 		uint8_t z[64];
 
@@ -180,7 +181,7 @@ static void test_spec_examples(void)
 		memset(z + 6, 0, 4);
 		ok(f(0, z, n) == 0x8FB11A42u &&
 		   f(0, "\x00\x00\x00\x00\x15\x00\x00\x00\x00\x00", 10) == 0x9DC96C50u,
-		   "spec 7.3/7.4 CRCs with implementation %s", impl == 1 ? "table" : "sse42");
+		   "spec 7.3/7.4 CRCs with implementation %s", names[impl]);
 	}
 	bstream_writer_free(w);
 }
@@ -314,6 +315,21 @@ static void test_round_trip(void)
 	   "round trip: every attribute 1..35 was present (mask %#" PRIx64 ")", seen);
 	ok(len2 == len && !memcmp(in, out, len),
 	   "round trip: writer -> reader -> writer gives identical bytes (%zu/%zu)", len, len2);
+	for (int impl = BSTREAM_CRC_TABLE; impl <= BSTREAM_CRC_PCLMUL; impl++) {
+		struct bstream_reader_opts o = { .crc = impl };
+		struct bstream_reader *ri = bstream_reader_new(&o);
+		int n2 = 0;
+
+		if (!ri) {
+			ok(true, "# SKIP reader with crc implementation %d: not available", impl);
+			continue;
+		}
+		bstream_reader_set_mem(ri, in, len);
+		while ((ret = bstream_next(ri, &c)) > 0)
+			n2++;
+		ok(ret == 0 && n2 == ncmds, "reader with crc implementation %d verifies every command", impl);
+		bstream_reader_free(ri);
+	}
 
 	/* Decoded fields and zero copy of DATA. */
 	bstream_reader_set_mem(r, in, len);
@@ -437,6 +453,69 @@ static void test_chunks(void)
 			bstream_reader_free(r);
 		}
 	}
+	free(in);
+	free(ref);
+	free(out);
+}
+
+static void test_mmap(void)
+{
+	char path[] = "/tmp/test-stream-XXXXXX";
+	int fd = mkstemp(path);
+	size_t len, total = 0, rlen, olen;
+	uint8_t *in = make_all(&len), *ref, *out;
+	struct bstream_reader_opts o = { .flags = BSTREAM_READ_MMAP };
+	struct bstream_reader *r;
+	int n1, n2, ret;
+
+	if (fd < 0) {
+		ok(false, "mmap: cannot create a temporary file");
+		return;
+	}
+	unlink(path);
+	/* 8 copies: more than one 4 MiB window, commands across its edge. */
+	for (int i = 0; i < 8; i++)
+		total += write(fd, in, len);
+	ref = malloc(total + 1000);
+	out = malloc(total + 1000);
+	lseek(fd, 0, SEEK_SET);
+	r = bstream_reader_new(NULL);
+	bstream_reader_set_fd(r, fd);
+	reencode(r, ref, total + 1000, &rlen, NULL, &n1);
+	bstream_reader_free(r);
+
+	lseek(fd, 0, SEEK_SET);
+	r = bstream_reader_new(&o);
+	bstream_reader_set_fd(r, fd);
+	ret = reencode(r, out, total + 1000, &olen, NULL, &n2);
+	ok(ret == 0 && n1 == n2 && n1 == 8 * 87 && olen == rlen && !memcmp(ref, out, rlen),
+	   "mmap: same commands as read(2) over %zu bytes (%s)", total, bstream_reader_errmsg(r));
+	bstream_reader_free(r);
+
+	/* -e: stop after the first END and leave the file offset there. */
+	{
+		const struct bstream_cmd *c;
+		uint64_t end_at = 0;
+
+		o.flags |= BSTREAM_READ_STOP_AT_END;
+		lseek(fd, 5, SEEK_SET);
+		r = bstream_reader_new(&o);
+		bstream_reader_set_fd(r, fd);
+		ret = bstream_next(r, &c);
+		ok(ret == -BSTREAM_E_BAD_MAGIC, "mmap: reading starts at the file offset (5)");
+		bstream_reader_free(r);
+
+		lseek(fd, len, SEEK_SET);
+		r = bstream_reader_new(&o);
+		bstream_reader_set_fd(r, fd);
+		while ((ret = bstream_next(r, &c)) > 0)
+			end_at = c->offset + 10;
+		ok(ret == 0 && lseek(fd, 0, SEEK_CUR) == (off_t)(len + end_at) &&
+		   bstream_reader_offset(r) == end_at,
+		   "mmap -e: file offset left right after the first END (%" PRIu64 ")", end_at);
+		bstream_reader_free(r);
+	}
+	close(fd);
 	free(in);
 	free(ref);
 	free(out);
@@ -950,6 +1029,7 @@ int main(void)
 	test_spec_examples();
 	test_round_trip();
 	test_chunks();
+	test_mmap();
 	test_hostile();
 	test_process();
 	test_writer();
