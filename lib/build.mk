@@ -52,3 +52,9 @@ $(B)/tests/unit/test-stream-asan: tests/unit/lib/test-stream.c $(LIBBSTREAM_ASAN
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Ilib/include -o $@ $< $(LIBBSTREAM_ASAN) $(LDLIBS)
 
 UNIT_TESTS += $(B)/tests/unit/test-stream $(B)/tests/unit/test-stream-asan
+
+# Throughput against cat and btrfs receive --dump, as ratios (host side).
+.PHONY: bench bench-stream
+bench: bench-stream
+bench-stream: $(B)/bin/btrfs-stream $(B)/bin/mkstream
+	@B=$(abspath $(B)) bench/stream-parse.sh $(BENCH_MIB)
