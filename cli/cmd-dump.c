@@ -639,7 +639,7 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 	char *end;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "f:eE:v", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":f:eE:v", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			file = optarg;
@@ -675,6 +675,9 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 			else if (strcmp(optarg, "auto"))
 				return cli_bad_usage(cmd, "unknown crc implementation '%s'", optarg);
 			break;
+		case ':':
+			return cli_bad_usage(cmd, "option '%s' requires an argument",
+					     argv[optind - 1]);
 		default:
 			if (optopt && optopt < 256)
 				return cli_bad_usage(cmd, "invalid option -- '%c'", optopt);

@@ -169,6 +169,10 @@ check "2M zero-length commands under ASan" test $? -eq 0
 rc=$?
 check "unknown option: exit 1" test $rc -eq 1
 check "unknown option: hint" grep -qF "Try 'btrfs-stream dump --help'" "$tmp/err"
+"$plain" dump -f > "$tmp/out" 2> "$tmp/err"
+check "missing option argument: exit 1" test $? -eq 1
+check "missing option argument: message and hint" \
+	grep -qF "option '-f' requires an argument" "$tmp/err"
 "$plain" dump --help > "$tmp/out" 2>&1
 check "--help: exit 0 with usage" grep -q '^usage: btrfs-stream dump' "$tmp/out"
 "$plain" dump -f "$tmp/does-not-exist" 2> "$tmp/err"
