@@ -1,0 +1,606 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The commands that create, move and fill inodes, and the callback table
+ * that receive hands to the stream reader.  Every path goes through
+ * recv_path_invalid() and is then resolved with recv_locate() to a
+ * directory descriptor (from the cache) and a last component, used with
+ * *at() calls that never follow a symlink in that component.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "../cli.h"
+#include "receive.h"
+
+/* ---------------------------------------------------------------------- */
+/* Messages                                                                */
+
+const char *recv_quote(char *buf, size_t size, const char *path)
+{
+	static const size_t keep = 120;	/* bytes shown at each end of long paths */
+	size_t len = strlen(path), o = 0;
+
+	for (size_t i = 0; i < len && o + 8 < size; i++) {
+		unsigned char ch = path[i];
+
+		if (len > 2 * keep + 16 && i == keep) {
+			o += snprintf(buf + o, size - o, "...");
+			i = len - keep - 1;
+			continue;
+		}
+		if (ch == '\\')
+			o += snprintf(buf + o, size - o, "\\\\");
+		else if (ch < 0x20 || ch >= 0x7f || ch == '\'')
+			o += snprintf(buf + o, size - o, "\\%03o", ch);
+		else
+			buf[o++] = ch;
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+void recv_error(struct recv *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s %s: ", PROG, r->cmd->name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void recv_info(struct recv *r, int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->verbose < level)
+		return;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int recv_fail(struct recv *r, const struct bstream_cmd *c, const char *path,
+	      int err, const char *fmt, ...)
+{
+	char q[320], what[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s %s: command %" PRIu64 " (%s) at offset %" PRIu64 ": '%s': %s%s%s\n",
+		PROG, r->cmd->name, c->index, bstream_cmd_name(c->cmd), c->offset,
+		recv_quote(q, sizeof(q), path ? path : ""), what,
+		err ? ": " : "", err ? strerror(err) : "");
+	if (r->sv.active)
+		r->sv.failed = true;
+	r->errors++;
+	return r->max_errors && r->errors >= r->max_errors ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Helpers                                                                 */
+
+/*
+ * Whether a command of a subvolume can run: 1 yes, 0 skip it (its
+ * subvolume could not be created, already reported), -1 stop.
+ */
+int recv_in_subvol(struct recv *r, const struct bstream_cmd *c)
+{
+	r->n_cmds++;
+	if (r->verbose >= 3)
+		fprintf(stderr, "%s %s\n", bstream_cmd_name(c->cmd),
+			c->path ? c->path : "");
+	if (r->sv.active)
+		return r->sv.created ? 1 : 0;
+	return recv_fail(r, c, c->path, 0, "command outside of a subvolume (no subvol or snapshot command before it)") < 0 ? -1 : 0;
+}
+
+/* Validate attribute attr of c as a path; on failure report and return <= 0. */
+int recv_check_path(struct recv *r, const struct bstream_cmd *c,
+		      unsigned int attr, const char *path, bool allow_root)
+{
+	const char *why = recv_path_invalid(path, c->attr[attr].len, allow_root);
+
+	if (!why)
+		return 1;
+	return recv_fail(r, c, path, 0, "refusing %s: %s", bstream_attr_name(attr), why) < 0 ? -1 : 0;
+}
+
+int recv_locate(struct recv *r, const char *path, size_t len, int *dfd,
+		const char **name)
+{
+	size_t slash;
+	int fd;
+
+	if (!len) {
+		*dfd = r->sv.root_fd;
+		*name = "";
+		return 0;
+	}
+	slash = recv_last_slash(path, len);
+	if (!slash) {
+		*dfd = r->sv.root_fd;
+		*name = path;
+		return 0;
+	}
+	fd = dcache_dir(r->sv.dc, path, slash);
+	if (fd < 0)
+		return fd;
+	*dfd = fd;
+	*name = path + slash + 1;
+	return 0;
+}
+
+int recv_open_regular(int dfd, const char *name, int flags)
+{
+	struct stat st;
+	int fd;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return S_ISLNK(st.st_mode) ? -ELOOP : S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	fd = openat(dfd, name, flags | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int recv_file_fd(struct recv *r, const char *path, size_t len)
+{
+	const char *name;
+	int dfd, fd, ret;
+
+	fd = fcache_get(&r->files, path, len);
+	if (fd >= 0)
+		return fd;
+	ret = recv_locate(r, path, len, &dfd, &name);
+	if (ret)
+		return ret;
+	fd = recv_open_regular(dfd, name, O_WRONLY);
+	if (fd < 0)
+		return fd;
+	fcache_put(&r->files, path, len, fd);
+	return fd;
+}
+
+static const char *open_what(int err)
+{
+	switch (err) {
+	case -ELOOP: return "cannot open: not a regular file (symlink)";
+	case -EISDIR: return "cannot open: not a regular file (directory)";
+	case -EINVAL: return "cannot open: not a regular file";
+	default: return "cannot open";
+	}
+}
+
+/* The clone source file, if it lies in the current subvolume, may have moved. */
+static void src_file_forget(struct recv *r, const char *path, size_t len)
+{
+	size_t l;
+
+	if (r->src_file_fd < 0 || r->src_file_root != r->sv.root_fd)
+		return;
+	l = strlen(r->src_file_path);
+	if (l >= len && !memcmp(r->src_file_path, path, len) &&
+	    (l == len || r->src_file_path[len] == '/')) {
+		close(r->src_file_fd);
+		free(r->src_file_path);
+		r->src_file_fd = -1;
+		r->src_file_path = NULL;
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Creating inodes                                                         */
+
+static int make_inode(void *user, const struct bstream_cmd *c)
+{
+	struct recv *r = user;
+	size_t len = c->attr[BTRFS_SEND_A_PATH].len;
+	const char *name, *what;
+	int ret, dfd, fd;
+
+	ret = recv_in_subvol(r, c);
+	if (ret <= 0)
+		return ret;
+	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, false);
+	if (ret <= 0)
+		return ret;
+	ret = recv_locate(r, c->path, len, &dfd, &name);
+	if (ret)
+		return recv_fail(r, c, c->path, -ret, "cannot open parent directory");
+
+	switch (c->cmd) {
+	case BTRFS_SEND_C_MKFILE:
+		what = "cannot create file";
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			fcache_put(&r->files, c->path, len, fd);
+			return 0;
+		}
+		break;
+	case BTRFS_SEND_C_MKDIR:
+		what = "cannot create directory";
+		if (!mkdirat(dfd, name, 0700))
+			return 0;
+		break;
+	case BTRFS_SEND_C_MKNOD:
+		what = "cannot create device node";
+		if (!mknodat(dfd, name, c->mode & S_IFMT, (dev_t)c->rdev))
+			return 0;
+		break;
+	case BTRFS_SEND_C_MKFIFO:
+		what = "cannot create fifo";
+		if (!mknodat(dfd, name, S_IFIFO | 0600, 0))
+			return 0;
+		break;
+	case BTRFS_SEND_C_MKSOCK:
+		what = "cannot create socket";
+		if (!mknodat(dfd, name, S_IFSOCK | 0600, 0))
+			return 0;
+		break;
+	case BTRFS_SEND_C_SYMLINK:
+		if (strlen(c->path_link) != c->attr[BTRFS_SEND_A_PATH_LINK].len)
+			return recv_fail(r, c, c->path, 0, "refusing symlink target: contains a NUL byte");
+		what = "cannot create symlink";
+		if (!symlinkat(c->path_link, dfd, name))
+			return 0;
+		break;
+	default:
+		return 0;
+	}
+	return recv_fail(r, c, c->path, errno, "%s", what);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Names                                                                   */
+
+static int do_rename(void *user, const struct bstream_cmd *c)
+{
+	struct recv *r = user;
+	size_t flen = c->attr[BTRFS_SEND_A_PATH].len;
+	size_t tlen = c->attr[BTRFS_SEND_A_PATH_TO].len;
+	const char *fname, *tname;
+	int ret, fdfd, tdfd;
+
+	ret = recv_in_subvol(r, c);
+	if (ret <= 0)
+		return ret;
+	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, false);
+	if (ret > 0)
+		ret = recv_check_path(r, c, BTRFS_SEND_A_PATH_TO, c->path_to, false);
+	if (ret <= 0)
+		return ret;
+	ret = recv_locate(r, c->path, flen, &fdfd, &fname);
+	if (ret)
+		return recv_fail(r, c, c->path, -ret, "cannot open parent directory");
+	ret = recv_locate(r, c->path_to, tlen, &tdfd, &tname);
+	if (ret)
+		return recv_fail(r, c, c->path_to, -ret, "cannot open parent directory of the new name");
+	if (renameat(fdfd, fname, tdfd, tname)) {
+		char q[320];
+
+		return recv_fail(r, c, c->path, errno, "cannot rename to '%s'",
+				 recv_quote(q, sizeof(q), c->path_to));
+	}
+	dcache_renamed(r->sv.dc, c->path, flen, c->path_to, tlen);
+	fcache_renamed(&r->files, c->path, flen, c->path_to, tlen);
+	src_file_forget(r, c->path, flen);
+	src_file_forget(r, c->path_to, tlen);
+	return 0;
+}
+
+static int do_link(void *user, const struct bstream_cmd *c)
+{
+	struct recv *r = user;
+	size_t len = c->attr[BTRFS_SEND_A_PATH].len;
+	size_t olen = c->attr[BTRFS_SEND_A_PATH_LINK].len;
+	const char *name, *oname;
+	int ret, dfd, odfd;
+
+	ret = recv_in_subvol(r, c);
+	if (ret <= 0)
+		return ret;
+	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, false);
+	if (ret > 0)
+		ret = recv_check_path(r, c, BTRFS_SEND_A_PATH_LINK, c->path_link, false);
+	if (ret <= 0)
+		return ret;
+	ret = recv_locate(r, c->path_link, olen, &odfd, &oname);
+	if (ret)
+		return recv_fail(r, c, c->path_link, -ret, "cannot open parent directory of the link target");
+	ret = recv_locate(r, c->path, len, &dfd, &name);
+	if (ret)
+		return recv_fail(r, c, c->path, -ret, "cannot open parent directory");
+	/* Flags 0: a symlink target is linked itself, never followed. */
+	if (linkat(odfd, oname, dfd, name, 0)) {
+		char q[320];
+
+		return recv_fail(r, c, c->path, errno, "cannot link to '%s'",
+				 recv_quote(q, sizeof(q), c->path_link));
+	}
+	return 0;
+}
+
+static int do_remove(void *user, const struct bstream_cmd *c)
+{
+	struct recv *r = user;
+	size_t len = c->attr[BTRFS_SEND_A_PATH].len;
+	bool dir = c->cmd == BTRFS_SEND_C_RMDIR;
+	const char *name;
+	int ret, dfd;
+
+	ret = recv_in_subvol(r, c);
+	if (ret <= 0)
+		return ret;
+	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, false);
+	if (ret <= 0)
+		return ret;
+	ret = recv_locate(r, c->path, len, &dfd, &name);
+	if (ret)
+		return recv_fail(r, c, c->path, -ret, "cannot open parent directory");
+	if (unlinkat(dfd, name, dir ? AT_REMOVEDIR : 0))
+		return recv_fail(r, c, c->path, errno, dir ? "cannot remove directory" : "cannot unlink");
+	if (dir)
+		dcache_removed(r->sv.dc, c->path, len);
+	else
+		fcache_removed(&r->files, c->path, len);
+	src_file_forget(r, c->path, len);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Data                                                                    */
+
+/* pwrite all of buf; 0 or -errno. */
+static int write_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const char *p = buf;
+
+	if (off > INT64_MAX || len > INT64_MAX - off)
+		return -EFBIG;
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EIO;
+		p += n;
+		len -= n;
+		off += n;
+	}
+	return 0;
+}
+
+/* Open the file of c->path for writing, reporting failures. */
+int recv_data_fd(struct recv *r, const struct bstream_cmd *c, int *fd)
+{
+	int ret = recv_in_subvol(r, c);
+
+	if (ret <= 0)
+		return ret;
+	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, false);
+	if (ret <= 0)
+		return ret;
+	*fd = recv_file_fd(r, c->path, c->attr[BTRFS_SEND_A_PATH].len);
+	if (*fd < 0)
+		return recv_fail(r, c, c->path, -*fd, "%s", open_what(*fd)) < 0 ? -1 : 0;
+	return 1;
+}
+
+int recv_write_data(struct recv *r, const struct bstream_cmd *c, int fd,
+		    const void *buf, size_t len, uint64_t off)
+{
+	int ret = write_all(fd, buf, len, off);
+
+	if (ret)
+		return recv_fail(r, c, c->path, -ret, "cannot write %zu bytes at offset %" PRIu64, len, off);
+	return 0;
+}
+
+static int do_write(void *user, const struct bstream_cmd *c)
+{
+	struct recv *r = user;
+	int fd, ret;
+
+	ret = recv_data_fd(r, c, &fd);
+	if (ret <= 0)
+		return ret;
+	r->n_writes++;
+	return recv_write_data(r, c, fd, c->data, c->data_len, c->file_offset);
+}
+
+/* Plain-directory test mode: copy where the filesystem cannot clone. */
+static int copy_range(int dst, uint64_t doff, int src, uint64_t soff, uint64_t len)
+{
+	loff_t in = soff, out = doff;
+
+	while (len) {
+		ssize_t n = copy_file_range(src, &in, dst, &out, len > (1 << 30) ? (1 << 30) : len, 0);
+
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		len -= n;
+	}
+	return 0;
+}
+
+static int do_clone(void *user, const struct bstream_cmd *c)
+{
+	struct recv *r = user;
+	size_t slen = c->attr[BTRFS_SEND_A_CLONE_PATH].len;
+	struct file_clone_range range;
+	struct dcache *sdc = NULL;
+	char why[512], q[320];
+	int fd, ret, root, sfd;
+
+	ret = recv_data_fd(r, c, &fd);
+	if (ret <= 0)
+		return ret;
+	ret = recv_check_path(r, c, BTRFS_SEND_A_CLONE_PATH, c->clone_path, false);
+	if (ret <= 0)
+		return ret;
+	r->n_clones++;
+	root = recv_clone_source(r, c, &sdc, why, sizeof(why));
+	if (root < 0)
+		return recv_fail(r, c, c->path, -root, "clone source: %s", why);
+
+	if (r->src_file_fd >= 0 && r->src_file_root == root &&
+	    !strcmp(r->src_file_path, c->clone_path)) {
+		sfd = r->src_file_fd;
+	} else {
+		size_t slash = recv_last_slash(c->clone_path, slen);
+		const char *name = slash ? c->clone_path + slash + 1 : c->clone_path;
+		int dfd = slash ? dcache_dir(sdc, c->clone_path, slash) : root;
+		char *copy;
+
+		if (dfd < 0)
+			return recv_fail(r, c, c->path, -dfd, "cannot open directory of clone source '%s'",
+					 recv_quote(q, sizeof(q), c->clone_path));
+		sfd = recv_open_regular(dfd, name, O_RDONLY);
+		if (sfd < 0)
+			return recv_fail(r, c, c->path, -sfd, "clone source '%s': %s",
+					 recv_quote(q, sizeof(q), c->clone_path), open_what(sfd));
+		copy = strdup(c->clone_path);
+		if (!copy) {
+			close(sfd);
+			return recv_fail(r, c, c->path, ENOMEM, "clone");
+		}
+		if (r->src_file_fd >= 0)
+			close(r->src_file_fd);
+		free(r->src_file_path);
+		r->src_file_fd = sfd;
+		r->src_file_root = root;
+		r->src_file_path = copy;
+	}
+
+	range.src_fd = sfd;
+	range.src_offset = c->clone_offset;
+	range.src_length = c->clone_len;
+	range.dest_offset = c->file_offset;
+	if (!ioctl(fd, FICLONERANGE, &range))
+		return 0;
+	ret = -errno;
+	if (r->plain && (ret == -EOPNOTSUPP || ret == -EXDEV || ret == -EINVAL ||
+			 ret == -ENOTTY))
+		ret = copy_range(fd, c->file_offset, sfd, c->clone_offset, c->clone_len);
+	if (!ret)
+		return 0;
+	return recv_fail(r, c, c->path, -ret,
+			 "cannot clone %" PRIu64 " bytes at offset %" PRIu64 " from '%s' offset %" PRIu64,
+			 c->clone_len, c->file_offset,
+			 recv_quote(q, sizeof(q), c->clone_path), c->clone_offset);
+}
+
+static int do_truncate(void *user, const struct bstream_cmd *c)
+{
+	struct recv *r = user;
+	int fd, ret;
+
+	ret = recv_data_fd(r, c, &fd);
+	if (ret <= 0)
+		return ret;
+	if (c->size > INT64_MAX)
+		return recv_fail(r, c, c->path, EFBIG, "cannot truncate to %" PRIu64, c->size);
+	if (ftruncate(fd, (off_t)c->size))
+		return recv_fail(r, c, c->path, errno, "cannot truncate to %" PRIu64, c->size);
+	return 0;
+}
+
+static int do_fallocate(void *user, const struct bstream_cmd *c)
+{
+	struct recv *r = user;
+	int fd, ret;
+
+	ret = recv_data_fd(r, c, &fd);
+	if (ret <= 0)
+		return ret;
+	if (c->file_offset > INT64_MAX || c->size > INT64_MAX - c->file_offset)
+		return recv_fail(r, c, c->path, EFBIG, "fallocate range out of bounds");
+	if (fallocate(fd, (int)c->fallocate_mode, (off_t)c->file_offset, (off_t)c->size))
+		return recv_fail(r, c, c->path, errno,
+				 "cannot fallocate (mode %#x) %" PRIu64 " bytes at offset %" PRIu64,
+				 c->fallocate_mode, c->size, c->file_offset);
+	return 0;
+}
+
+/* No data to write: only check that the command names a regular file. */
+static int do_update_extent(void *user, const struct bstream_cmd *c)
+{
+	struct recv *r = user;
+	const char *name;
+	struct stat st;
+	int ret, dfd;
+
+	ret = recv_in_subvol(r, c);
+	if (ret <= 0)
+		return ret;
+	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, false);
+	if (ret <= 0)
+		return ret;
+	if (c->file_offset > INT64_MAX || c->size > INT64_MAX - c->file_offset)
+		return recv_fail(r, c, c->path, EFBIG, "extent range out of bounds");
+	ret = recv_locate(r, c->path, c->attr[BTRFS_SEND_A_PATH].len, &dfd, &name);
+	if (ret)
+		return recv_fail(r, c, c->path, -ret, "cannot open parent directory");
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return recv_fail(r, c, c->path, errno, "cannot find file");
+	if (!S_ISREG(st.st_mode))
+		return recv_fail(r, c, c->path, 0, "not a regular file");
+	return 0;
+}
+
+static int do_unknown(void *user, const struct bstream_cmd *c)
+{
+	struct recv *r = user;
+
+	recv_info(r, 2, "skipping unknown command %u at offset %" PRIu64, c->cmd, c->offset);
+	return 0;
+}
+
+const struct bstream_ops recv_ops = {
+	.subvol = recv_subvol,
+	.snapshot = recv_snapshot,
+	.mkfile = make_inode,
+	.mkdir = make_inode,
+	.mknod = make_inode,
+	.mkfifo = make_inode,
+	.mksock = make_inode,
+	.symlink = make_inode,
+	.rename = do_rename,
+	.link = do_link,
+	.unlink = do_remove,
+	.rmdir = do_remove,
+	.set_xattr = recv_set_xattr,
+	.remove_xattr = recv_remove_xattr,
+	.write = do_write,
+	.clone = do_clone,
+	.truncate = do_truncate,
+	.chmod = recv_chmod,
+	.chown = recv_chown,
+	.utimes = recv_utimes,
+	.end = recv_end,
+	.update_extent = do_update_extent,
+	.fallocate = do_fallocate,
+	.fileattr = recv_fileattr,
+	.encoded_write = recv_encoded_write,
+	.enable_verity = recv_enable_verity,
+	.unknown = do_unknown,
+};

@@ -1,0 +1,10 @@
+# btrfs-stream receive (cli/cmd-receive.c and cli/receive/*.c, listed in
+# cli/build.mk's CLI_CMDS): private header, decompression libraries and
+# host-side tests.
+
+RECV_SRCS := cli/cmd-receive.c $(wildcard cli/receive/*.c)
+$(patsubst cli/%.c,$(B)/cli/%.o,$(RECV_SRCS)) \
+$(patsubst cli/%.c,$(B)/asan/cli/%.o,$(RECV_SRCS)): cli/receive/receive.h
+
+$(B)/bin/btrfs-stream $(B)/asan/bin/btrfs-stream: LDLIBS += -lz -lzstd -llzo2
+

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Inode metadata: owner, mode, times, xattrs, inode flags and fs-verity.
+ *
+ * The sender orders one inode's commands so that replaying them keeps
+ * setuid bits and capabilities (data, CHOWN, CHMOD, capability xattr,
+ * UTIMES last), and receive applies them in stream order.  Two things
+ * are deliberately applied later than they arrive:
+ *  - the times of directories, which the sender repeats after every change
+ *    of the directory's entries: only the last one counts, so it is kept
+ *    with the cached directory descriptor and applied once (cache.c);
+ *  - the immutable and append-only inode flags, which would make the rest
+ *    of the inode's commands (capabilities, times) and any later entry
+ *    changes in a directory fail: they are set when the subvolume is done.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/fs.h>
+#include <linux/fsverity.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include "receive.h"
+
+/*
+ * A descriptor already open on path, if there is one: the subvolume root,
+ * a file of the file cache or a cached directory.  -1 otherwise.
+ */
+static int open_fd_of(struct recv *r, const char *path, size_t len)
+{
+	int fd;
+
+	if (!len)
+		return r->sv.root_fd;
+	fd = fcache_get(&r->files, path, len);
+	if (fd >= 0)
+		return fd;
+	return dcache_peek(r->sv.dc, path, len);
+}
+
+/* Preamble: subvolume, path (root allowed) and descriptor or (dfd, name). */
+static int target(struct recv *r, const struct bstream_cmd *c, int *fd,
+		  int *dfd, const char **name)
+{
+	size_t len = c->attr[BTRFS_SEND_A_PATH].len;
+	int ret;
+
+	ret = recv_in_subvol(r, c);
+	if (ret <= 0)
+		return ret;
+	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, true);
+	if (ret <= 0)
+		return ret;
+	*fd = open_fd_of(r, c->path, len);
+	if (*fd >= 0)
+		return 1;
+	ret = recv_locate(r, c->path, len, dfd, name);
+	if (ret)
+		return recv_fail(r, c, c->path, -ret, "cannot open parent directory") < 0 ? -1 : 0;
+	return 1;
+}
+
+int recv_chown(void *user, const struct bstream_cmd *c)
+{
+	struct recv *r = user;
+	const char *name;
+	int ret, fd, dfd;
+
+	ret = target(r, c, &fd, &dfd, &name);
+	if (ret <= 0)
+		return ret;
+	if (c->uid > UINT32_MAX || c->gid > UINT32_MAX)
+		return recv_fail(r, c, c->path, EINVAL, "uid %" PRIu64 " gid %" PRIu64 " out of range",
+				 c->uid, c->gid);
+	if (fd >= 0)
+		ret = fchown(fd, (uid_t)c->uid, (gid_t)c->gid);
+	else
+		ret = fchownat(dfd, name, (uid_t)c->uid, (gid_t)c->gid, AT_SYMLINK_NOFOLLOW);
+	if (ret)
+		return recv_fail(r, c, c->path, errno, "cannot chown to %" PRIu64 ":%" PRIu64,
+				 c->uid, c->gid);
+	return 0;
+}
+
+int recv_chmod(void *user, const struct bstream_cmd *c)
+{
+	struct recv *r = user;
+	mode_t mode = c->mode & 07777;
+	const char *name;
+	struct stat st;
+	int ret, fd, dfd;
+
+	ret = target(r, c, &fd, &dfd, &name);
+	if (ret <= 0)
+		return ret;
+	if (fd >= 0) {
+		ret = fchmod(fd, mode);
+	} else {
+		/* fchmodat() follows a symlink in the last component: refuse one. */
+		ret = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+		if (!ret && S_ISLNK(st.st_mode))
+			return recv_fail(r, c, c->path, 0, "refusing to chmod a symlink");
+		if (!ret)
+			ret = fchmodat(dfd, name, mode, 0);
+	}
+	if (ret)
+		return recv_fail(r, c, c->path, errno, "cannot chmod to %04o", mode);
+	return 0;
+}
+
+int recv_utimes(void *user, const struct bstream_cmd *c)
+{
+	struct recv *r = user;
+	size_t len = c->attr[BTRFS_SEND_A_PATH].len;
+	struct timespec ts[2];
+	const char *name;
+	int ret, fd, dfd;
+
+	ret = recv_in_subvol(r, c);
+	if (ret <= 0)
+		return ret;
+	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, true);
+	if (ret <= 0)
+		return ret;
+	if (c->atime.nsec >= 1000000000 || c->mtime.nsec >= 1000000000)
+		return recv_fail(r, c, c->path, EINVAL, "nanoseconds out of range");
+	ts[0].tv_sec = c->atime.sec;
+	ts[0].tv_nsec = c->atime.nsec;
+	ts[1].tv_sec = c->mtime.sec;
+	ts[1].tv_nsec = c->mtime.nsec;
+
+	/* Directories: keep the last times, apply them once (see cache.c). */
+	if (!len) {
+		r->sv.root_times[0] = ts[0];
+		r->sv.root_times[1] = ts[1];
+		r->sv.root_times_pending = true;
+		return 0;
+	}
+	if (dcache_set_times(r->sv.dc, c->path, len, ts))
+		return 0;
+
+	fd = fcache_get(&r->files, c->path, len);
+	if (fd >= 0) {
+		ret = futimens(fd, ts);
+	} else {
+		ret = recv_locate(r, c->path, len, &dfd, &name);
+		if (ret)
+			return recv_fail(r, c, c->path, -ret, "cannot open parent directory");
+		ret = utimensat(dfd, name, ts, AT_SYMLINK_NOFOLLOW);
+	}
+	if (ret)
+		return recv_fail(r, c, c->path, errno, "cannot set times");
+	return 0;
+}
+
+static int xattr_common(struct recv *r, const struct bstream_cmd *c, bool set)
+{
+	const char *name, *what = set ? "cannot set xattr" : "cannot remove xattr";
+	const char *xname = c->xattr_name;
+	int ret, fd, dfd;
+
+	ret = target(r, c, &fd, &dfd, &name);
+	if (ret <= 0)
+		return ret;
+	if (strlen(xname) != c->attr[BTRFS_SEND_A_XATTR_NAME].len || !*xname)
+		return recv_fail(r, c, c->path, EINVAL, "refusing xattr name");
+	if (fd >= 0) {
+		ret = set ? fsetxattr(fd, xname, c->xattr_data, c->xattr_data_len, 0)
+			  : fremovexattr(fd, xname);
+	} else {
+		/*
+		 * There is no setxattrat(): make the directory the working
+		 * directory and name the last component alone, never
+		 * following it (l*xattr).
+		 */
+		if (fchdir(dfd))
+			return recv_fail(r, c, c->path, errno, "cannot enter parent directory");
+		ret = set ? lsetxattr(name, xname, c->xattr_data, c->xattr_data_len, 0)
+			  : lremovexattr(name, xname);
+	}
+	if (ret) {
+		char q[320];
+
+		return recv_fail(r, c, c->path, errno, "%s '%s'", what,
+				 recv_quote(q, sizeof(q), xname));
+	}
+	return 0;
+}
+
+int recv_set_xattr(void *user, const struct bstream_cmd *c)
+{
+	return xattr_common(user, c, true);
+}
+
+int recv_remove_xattr(void *user, const struct bstream_cmd *c)
+{
+	return xattr_common(user, c, false);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Inode flags                                                             */
+
+/* Bits of the btrfs inode item's flags (spec 5.9). */
+enum {
+	BT_NODATACOW = 1u << 1,
+	BT_NOCOMPRESS = 1u << 3,
+	BT_SYNC = 1u << 5,
+	BT_IMMUTABLE = 1u << 6,
+	BT_APPEND = 1u << 7,
+	BT_NODUMP = 1u << 8,
+	BT_NOATIME = 1u << 9,
+	BT_DIRSYNC = 1u << 10,
+	BT_COMPRESS = 1u << 11,
+};
+
+/* The FS_*_FL bits a FILEATTR command sets or clears. */
+#define MANAGED_FL (FS_NOCOW_FL | FS_NOCOMP_FL | FS_SYNC_FL | FS_IMMUTABLE_FL | \
+		    FS_APPEND_FL | FS_NODUMP_FL | FS_NOATIME_FL | FS_DIRSYNC_FL | \
+		    FS_COMPR_FL)
+#define LATE_FL (FS_IMMUTABLE_FL | FS_APPEND_FL)
+
+unsigned int recv_btrfs_to_fsflags(uint64_t f)
+{
+	static const struct { uint32_t bt, fs; } map[] = {
+		{ BT_NODATACOW, FS_NOCOW_FL },
+		{ BT_NOCOMPRESS, FS_NOCOMP_FL },
+		{ BT_SYNC, FS_SYNC_FL },
+		{ BT_IMMUTABLE, FS_IMMUTABLE_FL },
+		{ BT_APPEND, FS_APPEND_FL },
+		{ BT_NODUMP, FS_NODUMP_FL },
+		{ BT_NOATIME, FS_NOATIME_FL },
+		{ BT_DIRSYNC, FS_DIRSYNC_FL },
+		{ BT_COMPRESS, FS_COMPR_FL },
+	};
+	unsigned int fs = 0;
+
+	/*
+	 * NODATASUM, READONLY, PREALLOC and ROOT_ITEM_INIT have no FS_*_FL
+	 * counterpart (NODATASUM follows NODATACOW); RO_VERITY comes with
+	 * ENABLE_VERITY.
+	 */
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (f & map[i].bt)
+			fs |= map[i].fs;
+	return fs;
+}
+
+static struct late_flags *late_find(struct recv_subvol *sv, uint64_t ino)
+{
+	for (size_t i = 0; i < sv->nlate; i++)
+		if (sv->late[i].ino == ino)
+			return &sv->late[i];
+	return NULL;
+}
+
+/* Remember that fd's inode gets flags at the end (flags 0: forget it). */
+static int late_set(struct recv_subvol *sv, int fd, uint64_t ino,
+		    unsigned int flags)
+{
+	struct late_flags *l = late_find(sv, ino);
+	struct file_handle *h;
+	int mnt;
+
+	if (l) {
+		l->flags = flags;
+		return 0;
+	}
+	if (!flags)
+		return 0;
+	if (sv->nlate == sv->late_cap) {
+		size_t cap = sv->late_cap ? 2 * sv->late_cap : 16;
+		struct late_flags *n = realloc(sv->late, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		sv->late = n;
+		sv->late_cap = cap;
+	}
+	h = malloc(sizeof(*h) + MAX_HANDLE_SZ);
+	if (!h)
+		return -ENOMEM;
+	h->handle_bytes = MAX_HANDLE_SZ;
+	if (name_to_handle_at(fd, "", h, &mnt, AT_EMPTY_PATH)) {
+		int err = errno;
+
+		free(h);
+		return -err;
+	}
+	l = &sv->late[sv->nlate++];
+	l->ino = ino;
+	l->flags = flags;
+	l->handle = h;
+	return 0;
+}
+
+void recv_free_late_flags(struct recv_subvol *sv)
+{
+	for (size_t i = 0; i < sv->nlate; i++)
+		free(sv->late[i].handle);
+	free(sv->late);
+	sv->late = NULL;
+	sv->nlate = sv->late_cap = 0;
+}
+
+static int set_flags(int fd, unsigned int clear, unsigned int set)
+{
+	int old, new;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &old))
+		return -errno;
+	new = (int)(((unsigned int)old & ~clear) | set);
+	if (new != old && ioctl(fd, FS_IOC_SETFLAGS, &new))
+		return -errno;
+	return 0;
+}
+
+int recv_apply_late_flags(struct recv *r)
+{
+	struct recv_subvol *sv = &r->sv;
+	int ret = 0;
+
+	for (size_t i = 0; i < sv->nlate; i++) {
+		struct late_flags *l = &sv->late[i];
+		int fd, err;
+
+		if (!l->flags)
+			continue;
+		fd = open_by_handle_at(sv->root_fd, l->handle,
+				       O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0) {
+			if (errno == ESTALE)	/* deleted later in the stream */
+				continue;
+			err = -errno;
+		} else {
+			err = set_flags(fd, 0, l->flags);
+			close(fd);
+		}
+		if (err) {
+			recv_error(r, "subvolume '%s': cannot set immutable/append-only flags of inode %" PRIu64 ": %s",
+				   sv->name, l->ino, strerror(-err));
+			sv->failed = true;
+			r->errors++;
+			ret = -1;
+		}
+	}
+	return ret;
+}
+
+int recv_fileattr(void *user, const struct bstream_cmd *c)
+{
+	struct recv *r = user;
+	unsigned int fs = recv_btrfs_to_fsflags(c->fileattr);
+	const char *name;
+	struct stat st;
+	int ret, fd, dfd, own = -1;
+
+	ret = target(r, c, &fd, &dfd, &name);
+	if (ret <= 0)
+		return ret;
+	if (fd < 0) {
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+			return recv_fail(r, c, c->path, errno, "cannot find inode");
+		/* Flags exist for files and directories; never open anything else. */
+		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+			recv_info(r, 2, "fileattr of '%s' ignored: not a file or directory", c->path);
+			return 0;
+		}
+		own = fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0)
+			return recv_fail(r, c, c->path, errno, "cannot open");
+	}
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		goto out;
+	}
+	ret = set_flags(fd, MANAGED_FL, fs & ~LATE_FL);
+	if (!ret)
+		ret = late_set(&r->sv, fd, st.st_ino, fs & LATE_FL);
+out:
+	if (own >= 0)
+		close(own);
+	if (ret)
+		return recv_fail(r, c, c->path, -ret, "cannot set inode flags %#" PRIx64 " (FS_*_FL %#x)",
+				 c->fileattr, fs);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+
+int recv_enable_verity(void *user, const struct bstream_cmd *c)
+{
+	struct recv *r = user;
+	struct fsverity_enable_arg arg = { .version = 1 };
+	const char *name;
+	int ret, dfd, fd;
+
+	ret = recv_in_subvol(r, c);
+	if (ret <= 0)
+		return ret;
+	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, false);
+	if (ret <= 0)
+		return ret;
+	/* Verity refuses files open for writing: ours included. */
+	fcache_close_all(&r->files);
+	ret = recv_locate(r, c->path, c->attr[BTRFS_SEND_A_PATH].len, &dfd, &name);
+	if (ret)
+		return recv_fail(r, c, c->path, -ret, "cannot open parent directory");
+	fd = recv_open_regular(dfd, name, O_RDONLY);
+	if (fd < 0)
+		return recv_fail(r, c, c->path, -fd, "cannot open");
+	arg.hash_algorithm = c->verity_algorithm;
+	arg.block_size = c->verity_block_size;
+	arg.salt_size = c->verity_salt_len;
+	arg.salt_ptr = (uintptr_t)c->verity_salt;
+	arg.sig_size = c->verity_sig_len;
+	arg.sig_ptr = (uintptr_t)c->verity_sig;
+	ret = ioctl(fd, FS_IOC_ENABLE_VERITY, &arg);
+	if (ret)
+		ret = errno;
+	close(fd);
+	if (ret)
+		return recv_fail(r, c, c->path, ret,
+				 "cannot enable fs-verity (algorithm %u, block size %" PRIu32 ")",
+				 c->verity_algorithm, c->verity_block_size);
+	return 0;
+}

@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * btrfs-stream receive: private interfaces between the files of cli/receive/.
+ *
+ *   path.c      validating stream paths and walking them beneath a directory
+ *   cache.c     directory and file descriptor caches
+ *   subvol.c    subvolumes: UUID tree lookups, create, snapshot, finalise
+ *   apply.c     the namespace and data commands (the bstream_ops table)
+ *   meta.c      owner, mode, times, xattrs, inode flags, fs-verity
+ *   encoded.c   ENCODED_WRITE and its decompressing fallback
+ *
+ * cli/cmd-receive.c parses the options and drives the reader.
+ */
+#ifndef BTRFS_STREAM_RECEIVE_H
+#define BTRFS_STREAM_RECEIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <btrfs-stream/stream.h>
+
+struct cli_command;
+
+/* ---------------------------------------------------------------------- */
+/* path.c                                                                  */
+
+/*
+ * Check a path attribute of the stream: relative, no empty, "." or ".."
+ * component, no NUL byte (len is the attribute's length, path its
+ * NUL-terminated copy).  The empty path (the subvolume root) is valid only
+ * if allow_root.  Returns NULL if valid, else the reason.
+ */
+const char *recv_path_invalid(const char *path, size_t len, bool allow_root);
+
+/* Check a single name (subvolume name): same rules, and no '/'. */
+const char *recv_name_invalid(const char *name, size_t len);
+
+/*
+ * Open the directory at rel (len bytes, already validated, may be longer
+ * than PATH_MAX) beneath base, never through a symlink, never above base.
+ * Returns a new O_RDONLY|O_DIRECTORY descriptor or -errno.
+ */
+int recv_walk_dir(int base, const char *rel, size_t len);
+
+/* Offset of the last component of path (0 if there is no '/'). */
+size_t recv_last_slash(const char *path, size_t len);
+
+/* ---------------------------------------------------------------------- */
+/* cache.c                                                                 */
+
+/*
+ * Directory cache: directory path (relative to a subvolume root) to an open
+ * descriptor, LRU-bounded.  It also carries deferred directory times: the
+ * sender follows every change of a directory's entries with a UTIMES of
+ * it, so only the last one matters; it is applied when the entry leaves the
+ * cache or at the end.
+ */
+struct dcache;
+
+typedef void (*dcache_err_fn)(void *user, const char *path, int err);
+
+struct dcache *dcache_new(int root_fd, unsigned int cap, dcache_err_fn on_err,
+			  void *user);
+/* Apply pending times (if apply) and close everything; NULL is fine. */
+void dcache_free(struct dcache *dc, bool apply);
+/* Descriptor of directory dir (borrowed, valid until the next call), or -errno. */
+int dcache_dir(struct dcache *dc, const char *dir, size_t len);
+/* Descriptor of dir if it is cached, else -1 (no open). */
+int dcache_peek(struct dcache *dc, const char *dir, size_t len);
+/* Defer times for cached directory path; false if it is not cached. */
+bool dcache_set_times(struct dcache *dc, const char *path, size_t len,
+		      const struct timespec ts[2]);
+/* path was renamed to to: entries at and below it follow; to's are dropped. */
+void dcache_renamed(struct dcache *dc, const char *from, size_t flen,
+		    const char *to, size_t tlen);
+/* path and everything below it no longer exist. */
+void dcache_removed(struct dcache *dc, const char *path, size_t len);
+/* Apply all pending times now (entries stay). Returns 0 or the first -errno. */
+int dcache_flush(struct dcache *dc);
+
+/*
+ * File cache: a few regular files open for writing, by path, so that runs
+ * of WRITE/CLONE/... on one file do not reopen it.
+ */
+#define FCACHE_SIZE 4
+
+struct fcache_ent {
+	char *path;
+	size_t len;
+	int fd;
+	uint64_t used;
+};
+
+struct fcache {
+	struct fcache_ent e[FCACHE_SIZE];
+	uint64_t clock;
+};
+
+int fcache_get(struct fcache *fc, const char *path, size_t len);
+void fcache_put(struct fcache *fc, const char *path, size_t len, int fd);
+void fcache_renamed(struct fcache *fc, const char *from, size_t flen,
+		    const char *to, size_t tlen);
+void fcache_removed(struct fcache *fc, const char *path, size_t len);
+void fcache_close_all(struct fcache *fc);
+
+/* ---------------------------------------------------------------------- */
+/* The receive context                                                     */
+
+/* A subvolume found by UUID and opened, used as a clone source. */
+struct clone_src {
+	uint8_t uuid[16];
+	uint64_t ctransid;
+	uint64_t root_id;
+	int fd;
+	struct dcache *dc;
+	struct clone_src *next;
+};
+
+/* Immutable/append-only bits applied when the subvolume is finished. */
+struct late_flags {
+	uint64_t ino;
+	unsigned int flags;		/* FS_IMMUTABLE_FL | FS_APPEND_FL */
+	void *handle;			/* struct file_handle */
+};
+
+struct recv_subvol {
+	bool active;			/* between SUBVOL/SNAPSHOT and finalisation */
+	bool failed;			/* an error happened: never mark as received */
+	bool created;			/* the subvolume exists on disk */
+	bool is_snapshot;
+	char name[256];
+	uint8_t uuid[16];
+	uint64_t ctransid;
+	int root_fd;
+	uint64_t root_id;
+	struct dcache *dc;
+	struct timespec root_times[2];
+	bool root_times_pending;
+	struct late_flags *late;
+	size_t nlate, late_cap;
+};
+
+struct recv {
+	const struct cli_command *cmd;
+
+	/* Options. */
+	int verbose;			/* 0 = -q, 1 = default, 2+ = -v */
+	uint64_t max_errors;		/* 0 = unlimited */
+	bool force_decompress;
+	bool plain;			/* hidden test mode: directories, no btrfs ioctls */
+	bool chrooted;
+
+	/* Destination, and where parents and clone sources may be. */
+	const char *dest_name;		/* for messages */
+	int dest_fd;
+	int search_fd;
+	const char *search_name;
+	uint64_t search_root_id;	/* subvolume of search_fd */
+	char *search_prefix;		/* its path inside that subvolume, "" or "a/b/" */
+
+	/* Progress. */
+	uint64_t errors;
+	uint64_t subvols_done;
+	struct recv_subvol sv;
+	struct fcache files;
+	struct clone_src *srcs;
+	/* One clone source file kept open. */
+	int src_file_fd;
+	int src_file_root;
+	char *src_file_path;
+
+	/* Decompression state (encoded.c). */
+	void *zbuf;
+	size_t zcap;
+	void *zlib;
+	void *zstd;
+
+	/* Statistics for -v and the tests. */
+	uint64_t n_cmds, n_writes, n_clones, n_encoded_ioctl, n_encoded_plain;
+};
+
+/* ---------------------------------------------------------------------- */
+/* Error reporting (apply.c)                                               */
+
+/*
+ * Report a failed command: "command N (NAME) 'PATH': WHAT: strerror(err)".
+ * Marks the current subvolume failed and counts the error.  Returns -1
+ * when -E is reached (stop), 0 to go on with the next command.
+ */
+int recv_fail(struct recv *r, const struct bstream_cmd *c, const char *path,
+	      int err, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* A message about the receive as a whole, on stderr. */
+void recv_error(struct recv *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void recv_info(struct recv *r, int level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Write path into buf escaped and shortened for a message. */
+const char *recv_quote(char *buf, size_t size, const char *path);
+
+/* ---------------------------------------------------------------------- */
+/* apply.c                                                                 */
+
+extern const struct bstream_ops recv_ops;
+
+/*
+ * Preambles of a command callback.  Each returns 1 to go on, 0 to skip the
+ * command (already reported, or its subvolume could not be created) and -1
+ * to stop (the callback returns that value).
+ */
+int recv_in_subvol(struct recv *r, const struct bstream_cmd *c);
+/* Validate the path attribute attr (whose copy is path). */
+int recv_check_path(struct recv *r, const struct bstream_cmd *c,
+		    unsigned int attr, const char *path, bool allow_root);
+/* Both of the above for PATH, then open the file for writing into *fd. */
+int recv_data_fd(struct recv *r, const struct bstream_cmd *c, int *fd);
+/* pwrite all of buf at off; reports failures (returns like recv_fail). */
+int recv_write_data(struct recv *r, const struct bstream_cmd *c, int fd,
+		    const void *buf, size_t len, uint64_t off);
+
+/*
+ * Resolve a validated path of the current subvolume to (directory fd,
+ * last component).  *name points into path; "" for the subvolume root,
+ * with *dfd = the root descriptor.
+ */
+int recv_locate(struct recv *r, const char *path, size_t len, int *dfd,
+		const char **name);
+/* The open-for-writing descriptor of regular file path (cached). */
+int recv_file_fd(struct recv *r, const char *path, size_t len);
+/* Open name beneath dfd if it is a regular file (never a device or link). */
+int recv_open_regular(int dfd, const char *name, int flags);
+
+/* ---------------------------------------------------------------------- */
+/* meta.c                                                                  */
+
+int recv_chown(void *user, const struct bstream_cmd *c);
+int recv_chmod(void *user, const struct bstream_cmd *c);
+int recv_utimes(void *user, const struct bstream_cmd *c);
+int recv_set_xattr(void *user, const struct bstream_cmd *c);
+int recv_remove_xattr(void *user, const struct bstream_cmd *c);
+int recv_fileattr(void *user, const struct bstream_cmd *c);
+int recv_enable_verity(void *user, const struct bstream_cmd *c);
+
+/* Translate btrfs inode flags (FILEATTR) to FS_*_FL. */
+unsigned int recv_btrfs_to_fsflags(uint64_t btrfs_flags);
+/* Apply the deferred immutable/append-only flags of the subvolume. */
+int recv_apply_late_flags(struct recv *r);
+void recv_free_late_flags(struct recv_subvol *sv);
+
+/* ---------------------------------------------------------------------- */
+/* encoded.c                                                               */
+
+int recv_encoded_write(void *user, const struct bstream_cmd *c);
+/*
+ * Decompress an encoded extent into a zero-filled buffer of unencoded_len
+ * bytes; returns it (owned by r) or NULL with *err and *why set.
+ */
+const uint8_t *recv_decompress(struct recv *r, uint32_t compression,
+			       const uint8_t *data, size_t len,
+			       uint64_t unencoded_len, int *err,
+			       const char **why);
+void recv_encoded_cleanup(struct recv *r);
+
+/* ---------------------------------------------------------------------- */
+/* subvol.c                                                                */
+
+/* Set up search_fd/search_root_id/search_prefix (btrfs mode). */
+int recv_subvol_init(struct recv *r);
+int recv_subvol(void *user, const struct bstream_cmd *c);
+int recv_snapshot(void *user, const struct bstream_cmd *c);
+int recv_end(void *user, const struct bstream_cmd *c);
+/*
+ * Finish the current subvolume: flush caches and, unless it failed, mark
+ * it received and read-only.  Returns 0 or -1 (error already reported).
+ */
+int recv_finish_subvol(struct recv *r);
+/* Leave the current subvolume after a fatal stop (not marked received). */
+void recv_abandon_subvol(struct recv *r);
+/*
+ * The root descriptor of the clone source subvolume named by c (and its
+ * directory cache in *dc), or -errno with the reason in why.
+ */
+int recv_clone_source(struct recv *r, const struct bstream_cmd *c,
+		      struct dcache **dc, char *why, size_t whylen);
+void recv_free_sources(struct recv *r);
+
+#endif
