@@ -43,5 +43,6 @@ void cli_error(const struct cli_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 extern const struct cli_command cmd_dump;
+extern const struct cli_command cmd_receive;
 
 #endif
