@@ -10,6 +10,7 @@
 /* One line per subcommand; keep sorted by name. */
 static const struct cli_command *const commands[] = {
 	&cmd_dump,
+	&cmd_receive,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
