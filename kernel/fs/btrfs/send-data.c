@@ -476,16 +476,15 @@ static int read_file_data(struct send_ctx *sctx, u64 off, u32 len, char *dst)
 						  index, last + 1 - index);
 		} else {
 			if (PageReadahead(page))
-				page_cache_async_readahead(mapping,
-						&sctx->cur.ra, NULL,
-						page_folio(page), index,
-						last + 1 - index);
+				page_cache_async_readahead(mapping, &sctx->cur.ra,
+							   NULL, page_folio(page),
+							   index, last + 1 - index);
 			put_page(page);
 		}
 		page = read_mapping_page(mapping, index, NULL);
 		if (IS_ERR(page)) {
 			btrfs_err(sctx->fs_info,
-		"send: cannot read offset %llu of inode %llu root %llu: %ld",
+				  "send: cannot read offset %llu of inode %llu root %llu: %ld",
 				  (u64)index << PAGE_SHIFT, sctx->cur.ino,
 				  sctx->send_root->root_key.objectid,
 				  PTR_ERR(page));
@@ -756,7 +755,7 @@ static int try_send_encoded(struct send_ctx *sctx, struct extent_buffer *leaf,
 	    ext->compression == BTRFS_COMPRESS_NONE)
 		return 0;
 	compression = btrfs_encoded_io_compression_from_extent(sctx->fs_info,
-							ext->compression);
+							       ext->compression);
 	if (compression <= 0)
 		return 0;
 	/* The payload and the attributes in front of it must fit. */
@@ -788,9 +787,10 @@ static int try_send_encoded(struct send_ctx *sctx, struct extent_buffer *leaf,
 				goto out_free_pages;
 			}
 		}
-		ret = btrfs_encoded_read_regular_fill_pages(
-				BTRFS_I(sctx->cur.vfs), ext->off - ext->extent_off,
-				ext->disk_bytenr, ext->disk_num_bytes, pages);
+		ret = btrfs_encoded_read_regular_fill_pages(BTRFS_I(sctx->cur.vfs),
+							    ext->off - ext->extent_off,
+							    ext->disk_bytenr,
+							    ext->disk_num_bytes, pages);
 		if (ret)
 			goto out_free_pages;
 	}
@@ -877,14 +877,15 @@ static int send_extent(struct send_ctx *sctx, struct extent_buffer *leaf,
 	if (ret)
 		return send_clone(sctx, &ext, &src);
 
-	if (send_no_data(sctx))
+	if (send_no_data(sctx)) {
 		ret = send_update_extent(sctx, &ext);
-	else
+	} else {
 		ret = try_send_encoded(sctx, leaf, slot, fi, &ext);
-	if (ret == 0)
-		ret = send_write(sctx, ext.off, ext.len);
-	else if (ret > 0)
-		ret = 0;
+		if (ret == 0)
+			ret = send_write(sctx, ext.off, ext.len);
+		else if (ret > 0)
+			ret = 0;
+	}
 	if (ret)
 		return ret;
 	extent_cache_add(sctx, &ext);

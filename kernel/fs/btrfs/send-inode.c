@@ -270,6 +270,7 @@ static int create_early_dir(struct send_ctx *sctx, u64 dir)
 	ret = send_create(sctx, dir, si->mode, 0, &sctx->path_to);
 	if (ret)
 		goto out;
+	sctx->top_dir_dirty = true;
 	ret = xa_err(xa_store(&sctx->early_dirs, (unsigned long)dir,
 			      xa_mk_value(si->gen), GFP_KERNEL));
 out:
@@ -398,6 +399,7 @@ static int process_refs(struct send_ctx *sctx)
 			if (ret)
 				return ret;
 			cur->refs_done = true;
+			sctx->top_dir_dirty = true;
 			ret = send_path_copy(&sctx->cur_path, &sctx->path_to);
 			first = false;
 		} else {
@@ -419,6 +421,8 @@ static int process_refs(struct send_ctx *sctx)
 			ret = send_utimes(sctx, dirty[0], 0);
 			if (ret)
 				return ret;
+			if (dirty[0] == BTRFS_FIRST_FREE_OBJECTID)
+				sctx->top_dir_dirty = false;
 			memmove(dirty, dirty + 1, sizeof(dirty[0]) * --nr_dirty);
 		}
 		dirty[nr_dirty++] = ref->dir;
@@ -428,6 +432,8 @@ static int process_refs(struct send_ctx *sctx)
 		ret = send_utimes(sctx, dirty[i], 0);
 		if (ret)
 			return ret;
+		if (dirty[i] == BTRFS_FIRST_FREE_OBJECTID)
+			sctx->top_dir_dirty = false;
 	}
 	return 0;
 }
@@ -669,7 +675,7 @@ static int full_send_item(void *ctx, const struct send_cmp_item *item)
 			return ret;
 		if (key->type != BTRFS_INODE_ITEM_KEY) {
 			btrfs_err(sctx->fs_info,
-		"send: item (%llu %u %llu) root %llu has no inode item",
+				  "send: item (%llu %u %llu) root %llu has no inode item",
 				  key->objectid, key->type, key->offset,
 				  sctx->send_root->root_key.objectid);
 			return -EUCLEAN;
@@ -715,5 +721,12 @@ int send_full_tree(struct send_ctx *sctx)
 	if (!ret)
 		ret = finish_inode(sctx);
 	release_inode(sctx);
+	/*
+	 * Orphans were created in and moved out of the top directory after
+	 * its times went out; 6.1 leaves the received top directory with the
+	 * time of the last such move.
+	 */
+	if (!ret && sctx->top_dir_dirty)
+		ret = send_utimes(sctx, BTRFS_FIRST_FREE_OBJECTID, 0);
 	return ret;
 }

@@ -21,9 +21,6 @@ struct btrfs_fs_info;
 struct extent_buffer;
 struct btrfs_key;
 
-/* Highest protocol version this implementation emits (no fs-verity). */
-#define SEND_STREAM_VERSION_MAX		2
-
 /*
  * The same bound on clone sources as 6.1 (8MiB worth of its 32 byte
  * per-source records), so a huge count fails early with EINVAL.
@@ -135,6 +132,8 @@ struct send_ctx {
 	u64 progress;
 	/* Directories created ahead of their turn: ino -> xa_mk_value(gen) */
 	struct xarray early_dirs;
+	/* An orphan came or went in the top directory after its UTIMES. */
+	bool top_dir_dirty;
 
 	/* ino -> struct send_name_entry, first names of placed inodes */
 	struct xarray names;

@@ -26,7 +26,7 @@
 static void warn_dedupe_in_progress(struct btrfs_root *root)
 {
 	btrfs_warn_rl(root->fs_info,
-"cannot send root %llu while %d deduplications on it are in progress",
+		      "cannot send root %llu while %d deduplications on it are in progress",
 		      root->root_key.objectid, root->dedupe_in_progress);
 }
 
@@ -361,11 +361,11 @@ long btrfs_ioctl_send(struct inode *inode, struct btrfs_ioctl_send_args *arg)
 		goto out_unpin_send_root;
 	}
 	if (arg->flags & BTRFS_SEND_FLAG_VERSION) {
-		if (arg->version > SEND_STREAM_VERSION_MAX) {
+		if (arg->version > BTRFS_SEND_STREAM_VERSION) {
 			ret = -EPROTO;
 			goto out_unpin_send_root;
 		}
-		proto = arg->version ?: SEND_STREAM_VERSION_MAX;
+		proto = arg->version ?: BTRFS_SEND_STREAM_VERSION;
 	}
 	if ((arg->flags & BTRFS_SEND_FLAG_COMPRESSED) && proto < 2) {
 		ret = -EINVAL;

@@ -14,8 +14,11 @@
 #include "send-internal.h"
 
 #define PATH_INITIAL_SIZE	256
-/* Bound the walk up a tree whose references form a loop (corruption). */
-#define PATH_MAX_DEPTH		(1U << 20)
+/*
+ * Bound the walk up a tree whose references form a loop (corruption): a
+ * deeper path could not fit an attribute, each level takes two bytes.
+ */
+#define PATH_MAX_DEPTH		32768
 /* Names kept of placed inodes, mostly directories high up in the tree. */
 #define NAME_CACHE_MAX		1024
 
