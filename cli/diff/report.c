@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * From the model to lines: one per path that was added (+), removed (-),
+ * modified (M) or renamed (R), sorted by path, as text or JSON lines.
+ *
+ * For each inode of the old snapshot the stream touched, its origin (the
+ * entry it had in the old snapshot) is compared with the entries naming it
+ * now: none left is a removal; origin still naming it is a modification if
+ * anything changed; otherwise the oldest new name is where it was renamed
+ * to.  Further new names of an old inode are added hard links.  Inodes the
+ * stream created are added under each of their names.  Paths are built by
+ * walking up the directories, so a renamed directory shows once and its
+ * children under their new paths.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "diff.h"
+
+struct item {
+	char kind;			/* '-', 'R', 'M', '+' */
+	char *path;			/* new path ('-': the old one) */
+	size_t len;
+	char *old_path;			/* 'R' */
+	const struct diff_node *node;
+	bool new_link;			/* '+' of another name of an old inode */
+};
+
+struct items {
+	struct item *v;
+	size_t n, cap;
+};
+
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static int sb_put(struct sbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+		char *p = realloc(b->s, cap);
+
+		if (!p)
+			return -1;
+		b->s = p;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = 0;
+	return 0;
+}
+
+/*
+ * Path of entry e: from the top directory down, where the entries are
+ * now (orig false) or were in the old snapshot (orig true).
+ */
+static int build_path(const struct diff_entry *e, bool orig, struct sbuf *b,
+		      char *err, size_t errlen)
+{
+	const struct diff_entry *chain[64], **stack = chain;
+	size_t depth = 0, cap = 64;
+	int ret = 0;
+
+	b->len = 0;
+	while (e) {
+		const struct diff_node *dir = e->dir;
+
+		if (depth == cap) {
+			const struct diff_entry **s = malloc(2 * cap * sizeof(*s));
+
+			if (!s || cap > (1u << 20)) {
+				free(s);
+				ret = -1;
+				snprintf(err, errlen, "path of '%s' is too deep", e->name);
+				goto out;
+			}
+			memcpy(s, stack, cap * sizeof(*s));
+			if (stack != chain)
+				free(stack);
+			stack = s;
+			cap *= 2;
+		}
+		stack[depth++] = e;
+		if (dir->root)
+			break;
+		if (orig) {
+			e = dir->orig;
+		} else if (dir->nlinks == 1) {
+			e = dir->links[0];
+		} else {
+			snprintf(err, errlen, "'%s' is left in a removed directory", e->name);
+			ret = -1;
+			goto out;
+		}
+	}
+	while (depth--) {
+		if (sb_put(b, "/", 1) || sb_put(b, stack[depth]->name, stack[depth]->len)) {
+			snprintf(err, errlen, "out of memory");
+			ret = -1;
+			goto out;
+		}
+	}
+out:
+	if (stack != chain)
+		free(stack);
+	return ret;
+}
+
+static int add(struct items *it, char kind, const struct diff_node *n,
+	       const struct diff_entry *e, bool orig,
+	       const struct diff_entry *from, char *err, size_t errlen)
+{
+	struct sbuf b = { 0 }, ob = { 0 };
+	struct item *x;
+
+	if (it->n == it->cap) {
+		size_t cap = it->cap ? it->cap * 2 : 64;
+		struct item *v = realloc(it->v, cap * sizeof(*v));
+
+		if (!v) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		it->v = v;
+		it->cap = cap;
+	}
+	if (e ? build_path(e, orig, &b, err, errlen) : sb_put(&b, "/", 1))
+		goto fail;
+	if (from && build_path(from, true, &ob, err, errlen))
+		goto fail;
+	x = &it->v[it->n++];
+	*x = (struct item){ .kind = kind, .path = b.s, .len = b.len,
+			    .old_path = ob.s, .node = n };
+	return 0;
+fail:
+	if (!err[0])
+		snprintf(err, errlen, "out of memory");
+	free(b.s);
+	free(ob.s);
+	return -1;
+}
+
+/* The items of one node. */
+static int collect(struct items *it, const struct diff_node *n, bool full,
+		   char *err, size_t errlen)
+{
+	const struct diff_entry *moved_to = NULL;
+	size_t first_new = 0;
+
+	if (n->root)
+		return !full && n->changes ? add(it, 'M', n, NULL, false, NULL, err, errlen) : 0;
+	if (n->created) {
+		for (size_t i = 0; i < n->nlinks; i++)
+			if (add(it, '+', n, n->links[i], false, NULL, err, errlen))
+				return -1;
+		return 0;
+	}
+	if (!n->nlinks)
+		return add(it, '-', n, n->orig, true, NULL, err, errlen);
+	if (n->orig->node == n) {
+		if (n->changes && add(it, 'M', n, n->orig, false, NULL, err, errlen))
+			return -1;
+	} else {
+		moved_to = n->links[0];
+		first_new = 1;
+		if (add(it, 'R', n, moved_to, false, n->orig, err, errlen))
+			return -1;
+	}
+	for (size_t i = first_new; i < n->nlinks; i++) {
+		if (n->links[i] == n->orig)
+			continue;
+		if (add(it, '+', n, n->links[i], false, NULL, err, errlen))
+			return -1;
+		it->v[it->n - 1].new_link = true;
+	}
+	return 0;
+}
+
+static int rank(char kind)
+{
+	switch (kind) {
+	case '-': return 0;
+	case 'R': return 1;
+	case 'M': return 2;
+	}
+	return 3;
+}
+
+static int by_path(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->path, y->path, n);
+
+	if (c)
+		return c;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return rank(x->kind) - rank(y->kind);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Text                                                                    */
+
+static const char *const change_names[DIFF_NCHANGES] = {
+	"data", "mode", "owner", "times", "xattrs", "flags",
+};
+
+/* The escaping of btrfs receive --dump: the separators stay unambiguous. */
+static void put_escaped(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char ch = *s;
+		const char *esc = NULL;
+
+		switch (ch) {
+		case '\a': esc = "\\a"; break;
+		case '\b': esc = "\\b"; break;
+		case 0x1b: esc = "\\e"; break;
+		case '\f': esc = "\\f"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
+		case '\v': esc = "\\v"; break;
+		case ' ': esc = "\\ "; break;
+		case '\\': esc = "\\\\"; break;
+		}
+		if (esc)
+			fputs(esc, out);
+		else if (ch < 0x20 || ch >= 0x7f)
+			fprintf(out, "\\%o%o%o", ch >> 6, (ch >> 3) & 7, ch & 7);
+		else
+			putc_unlocked(ch, out);
+	}
+}
+
+static void text_item(FILE *out, const struct item *x)
+{
+	unsigned int ch = x->kind == '+' || x->kind == '-' ? 0 : x->node->changes;
+	const char *sep = "\t";
+
+	putc_unlocked(x->kind, out);
+	putc_unlocked('\t', out);
+	if (x->old_path) {
+		put_escaped(out, x->old_path);
+		fputs(" -> ", out);
+	}
+	put_escaped(out, x->path);
+	for (int i = 0; i < DIFF_NCHANGES; i++) {
+		if (ch & (1u << i)) {
+			fputs(sep, out);
+			fputs(change_names[i], out);
+			sep = ",";
+		}
+	}
+	putc_unlocked('\n', out);
+}
+
+/* ---------------------------------------------------------------------- */
+/* JSON                                                                    */
+
+static bool valid_utf8(const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n;) {
+		unsigned char b = s[i];
+		uint32_t cp;
+		size_t k;
+
+		if (b < 0x80) {
+			i++;
+			continue;
+		}
+		if ((b & 0xe0) == 0xc0) {
+			k = 1;
+			cp = b & 0x1f;
+		} else if ((b & 0xf0) == 0xe0) {
+			k = 2;
+			cp = b & 0x0f;
+		} else if ((b & 0xf8) == 0xf0) {
+			k = 3;
+			cp = b & 0x07;
+		} else {
+			return false;
+		}
+		if (i + k >= n)		/* the sequence runs past the end */
+			return false;
+		for (size_t j = 1; j <= k; j++) {
+			if ((s[i + j] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + j] & 0x3f);
+		}
+		if ((k == 1 && cp < 0x80) || (k == 2 && cp < 0x800) ||
+		    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return false;
+		i += k + 1;
+	}
+	return true;
+}
+
+/* "key":"value", or "key_hex":"..." when value is not UTF-8. */
+static void json_str(FILE *out, const char *key, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!valid_utf8((const unsigned char *)s, n)) {
+		fprintf(out, "\"%s_hex\":\"", key);
+		for (size_t i = 0; i < n; i++)
+			fprintf(out, "%02x", (unsigned char)s[i]);
+		putc_unlocked('"', out);
+		return;
+	}
+	fprintf(out, "\"%s\":\"", key);
+	for (; *s; s++) {
+		unsigned char ch = *s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch == '\n')
+			fputs("\\n", out);
+		else if (ch == '\t')
+			fputs("\\t", out);
+		else if (ch < 0x20 || ch == 0x7f)
+			fprintf(out, "\\u%04x", ch);
+		else
+			putc_unlocked(ch, out);
+	}
+	putc_unlocked('"', out);
+}
+
+static const char *type_name(enum diff_type t)
+{
+	switch (t) {
+	case DIFF_T_FILE: return "file";
+	case DIFF_T_DIR: return "dir";
+	case DIFF_T_SYMLINK: return "symlink";
+	case DIFF_T_FIFO: return "fifo";
+	case DIFF_T_SOCK: return "socket";
+	case DIFF_T_CHR: return "chardev";
+	case DIFF_T_BLK: return "blockdev";
+	default: return NULL;
+	}
+}
+
+static void json_item(FILE *out, const struct item *x)
+{
+	const struct diff_node *n = x->node;
+	const char *change = x->kind == '+' ? "added" : x->kind == '-' ? "removed" :
+			     x->kind == 'R' ? "renamed" : "modified";
+	unsigned int ch = x->kind == '+' || x->kind == '-' ? 0 : n->changes;
+	const char *type = type_name(n->type);
+	const char *sep = "";
+
+	fprintf(out, "{\"change\":\"%s\",", change);
+	json_str(out, "path", x->path);
+	if (x->old_path) {
+		putc_unlocked(',', out);
+		json_str(out, "old_path", x->old_path);
+	}
+	if (type)
+		fprintf(out, ",\"type\":\"%s\"", type);
+	if (n->created && n->ino)
+		fprintf(out, ",\"ino\":%llu", (unsigned long long)n->ino);
+	if (x->new_link)
+		fputs(",\"hardlink\":true", out);
+	if (ch) {
+		fputs(",\"changes\":[", out);
+		for (int i = 0; i < DIFF_NCHANGES; i++) {
+			if (ch & (1u << i)) {
+				fprintf(out, "%s\"%s\"", sep, change_names[i]);
+				sep = ",";
+			}
+		}
+		putc_unlocked(']', out);
+	}
+	if (ch & DIFF_MODE)
+		fprintf(out, ",\"mode\":\"%04llo\"", (unsigned long long)n->mode);
+	if (ch & DIFF_OWNER)
+		fprintf(out, ",\"uid\":%llu,\"gid\":%llu", (unsigned long long)n->uid,
+			(unsigned long long)n->gid);
+	if (ch & DIFF_XATTRS) {
+		fputs(",\"xattrs\":[", out);
+		for (size_t i = 0; i < n->nxattrs; i++) {
+			/* An object each, so a non-UTF-8 name can be name_hex. */
+			if (i)
+				putc_unlocked(',', out);
+			putc_unlocked('{', out);
+			json_str(out, "name", n->xattrs[i]);
+			putc_unlocked('}', out);
+		}
+		putc_unlocked(']', out);
+	}
+	fputs("}\n", out);
+}
+
+int diff_report(const struct diff_model *m, FILE *out, enum diff_format fmt,
+		char *err, size_t errlen)
+{
+	struct items it = { 0 };
+	int ret = 0;
+
+	err[0] = 0;
+	for (const struct diff_node *n = diff_model_nodes(m); n; n = n->next) {
+		ret = collect(&it, n, diff_model_full(m), err, errlen);
+		if (ret)
+			goto out;
+	}
+	qsort(it.v, it.n, sizeof(*it.v), by_path);
+	for (size_t i = 0; i < it.n; i++) {
+		if (fmt == DIFF_JSON)
+			json_item(out, &it.v[i]);
+		else
+			text_item(out, &it.v[i]);
+	}
+out:
+	for (size_t i = 0; i < it.n; i++) {
+		free(it.v[i].path);
+		free(it.v[i].old_path);
+	}
+	free(it.v);
+	return ret;
+}
