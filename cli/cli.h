@@ -44,5 +44,7 @@ void cli_error(const struct cli_command *cmd, const char *fmt, ...)
 
 extern const struct cli_command cmd_dump;
 extern const struct cli_command cmd_receive;
+extern const struct cli_command cmd_send;
+extern const struct cli_command cmd_diff;
 
 #endif
