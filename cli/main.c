@@ -9,8 +9,10 @@
 
 /* One line per subcommand; keep sorted by name. */
 static const struct cli_command *const commands[] = {
+	&cmd_diff,
 	&cmd_dump,
 	&cmd_receive,
+	&cmd_send,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
