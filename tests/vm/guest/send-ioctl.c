@@ -13,6 +13,8 @@
  *   -f FLAGS      flags (number, any base)
  *   -v VERSION    version (sets BTRFS_SEND_FLAG_VERSION)
  *   -3            use the 32-bit compat layout (BTRFS_IOC_SEND_32)
+ *   -B            write to a pipe that is never read (the send blocks)
+ *   -A SECONDS    interrupt the ioctl with a handled SIGALRM after SECONDS
  *
  * Prints "errno=NAME" and exits 0 on success, 1 on failure, 2 on usage.
  */
@@ -60,17 +62,23 @@ static const char *errname(int e)
 	}
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
 int main(int argc, char **argv)
 {
 	struct btrfs_ioctl_send_args args;
-	uint64_t clones[64];
+	__u64 clones[64];
 	const char *out = "/dev/null";
-	int nclones = 0, compat = 0, closed_pipe = 0, rdonly = 0;
+	int nclones = 0, compat = 0, closed_pipe = 0, rdonly = 0, blocked = 0;
+	int alarm_secs = 0;
 	long long claimed = -1;
 	int opt, fd, outfd, ret;
 
 	memset(&args, 0, sizeof(args));
-	while ((opt = getopt(argc, argv, "o:PRp:c:n:f:v:3")) != -1) {
+	while ((opt = getopt(argc, argv, "o:PRBA:p:c:n:f:v:3")) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'P': closed_pipe = 1; break;
@@ -87,6 +95,8 @@ int main(int argc, char **argv)
 			args.version = strtoul(optarg, NULL, 0);
 			break;
 		case '3': compat = 1; break;
+		case 'B': blocked = 1; break;
+		case 'A': alarm_secs = atoi(optarg); break;
 		default: return 2;
 		}
 	}
@@ -99,7 +109,13 @@ int main(int argc, char **argv)
 		perror(argv[optind]);
 		return 2;
 	}
-	if (closed_pipe) {
+	if (blocked) {
+		int p[2];
+
+		if (pipe(p))
+			return 2;
+		outfd = p[1];
+	} else if (closed_pipe) {
 		int p[2];
 
 		signal(SIGPIPE, SIG_IGN);
@@ -120,6 +136,15 @@ int main(int argc, char **argv)
 	args.clone_sources = nclones ? clones : NULL;
 	args.clone_sources_count = claimed >= 0 ? (uint64_t)claimed : nclones;
 
+	if (alarm_secs) {
+		struct sigaction sa;
+
+		/* A handled signal without SA_RESTART: the ioctl sees it. */
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_alarm;
+		sigaction(SIGALRM, &sa, NULL);
+		alarm(alarm_secs);
+	}
 	if (compat) {
 		struct send_args_32 a32;
 

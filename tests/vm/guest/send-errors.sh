@@ -1,0 +1,112 @@
+#!/bin/bash
+# Guest: argument checks and robustness of BTRFS_IOC_SEND with the loaded
+# module: every rejection with its errno, a closed pipe, ^C during a large
+# send, concurrent sends, and the interlocks that keep a snapshot read-only
+# and undeletable while it is being sent.
+# SEND_IOCTL is the send-ioctl helper (tests/vm/guest/send-ioctl.c).
+. "$VM_TOP/tests/vm/lib-guest.sh"
+
+H=${SEND_IOCTL:?}
+SRC=/tmp/mnt/src OTHER=/tmp/mnt/other
+fresh_btrfs /dev/vdb $SRC || die "mkfs"
+fresh_btrfs /dev/vdc $OTHER || die "mkfs other"
+
+btrfs -q subvolume create $SRC/rw
+echo data > $SRC/rw/file
+btrfs -q subvolume snapshot -r $SRC/rw $SRC/ro
+rwid=$(btrfs inspect-internal rootid $SRC/rw)
+roid=$(btrfs inspect-internal rootid $SRC/ro)
+for i in $(seq 1 10); do btrfs -q subvolume create $OTHER/v$i; done
+otherid=$(btrfs inspect-internal rootid $OTHER/v10)
+btrfs inspect-internal rootid $SRC 2>/dev/null >/dev/null
+[ "$otherid" -gt "$roid" ] || die "ids overlap"
+
+# expect ERRNO DESCRIPTION HELPER-ARGS...: the helper reports ERRNO
+expect() {
+	local want=$1 desc=$2
+	shift 2
+	check "$desc: $want" sh -c '"$@" | grep -qx "errno=$0"' "$want" "$H" "$@"
+}
+
+expect EPERM "read-write send root" $SRC/rw
+expect EPERM "read-write parent" -p $rwid $SRC/ro
+expect EPERM "read-write clone source" -c $rwid $SRC/ro
+expect ENOENT "clone source of another filesystem" -c $otherid $SRC/ro
+expect ENOENT "parent that does not exist" -p $otherid $SRC/ro
+expect EOPNOTSUPP "unknown flag" -f 0x20 $SRC/ro
+expect EPROTO "unsupported version" -v 3 $SRC/ro
+expect EINVAL "compressed data with version 1" -f 0x10 -v 1 $SRC/ro
+expect EINVAL "compressed data without a version" -f 0x10 $SRC/ro
+expect EINVAL "clone source count too large" -n 300000 $SRC/ro
+expect EFAULT "clone source array unreadable" -n 5 $SRC/ro
+expect EBADF "read-only send_fd" -R $SRC/ro
+expect EPIPE "reader of the pipe gone" -P $SRC/ro
+expect 0 "version 2" -v 2 -o /tmp/v2.stream $SRC/ro
+check "version 2 stream header says 2" \
+	sh -c 'od -An -tu4 -j13 -N4 /tmp/v2.stream | grep -qw 2'
+expect 0 "plain 64-bit layout" -o /tmp/native.stream $SRC/ro
+expect 0 "32-bit compat layout" -3 -o /tmp/compat.stream $SRC/ro
+check "compat layout gives the same stream" cmp /tmp/native.stream /tmp/compat.stream
+check "sysfs reports stream version 2" \
+	grep -qx 2 /sys/fs/btrfs/features/send_stream_version
+
+# A large snapshot: 2 GiB of data.
+btrfs -q subvolume create $SRC/big
+dd if=/dev/zero of=$SRC/big/data bs=1M count=2048 status=none
+btrfs -q subvolume snapshot -r $SRC/big $SRC/big.snap
+sync
+
+# While a send blocks on a full pipe, the snapshot stays read-only and
+# cannot be deleted; afterwards both work.
+mkfifo /tmp/fifo
+# Background jobs of a script ignore SIGINT unless told otherwise.
+env --default-signal=INT btrfs -q send -f /tmp/fifo $SRC/big.snap 2>/dev/null &
+send_pid=$!
+exec 7< /tmp/fifo
+sleep 3
+check_fails "snapshot cannot be deleted during send" \
+	btrfs -q subvolume delete $SRC/big.snap
+check_fails "snapshot cannot be made read-write during send" \
+	btrfs property set -ts $SRC/big.snap ro false
+kill -INT $send_pid
+t0=$(date +%s)
+wait $send_pid
+rc=$?
+t1=$(date +%s)
+exec 7<&-
+check "^C stops a send blocked on its pipe promptly ($((t1 - t0)) s)" \
+	test $((t1 - t0)) -le 20
+check "the blocked send died of SIGINT (status $rc)" test $rc -eq 130
+
+# ^C while the send is busy reading data (not blocked on the pipe).
+env --default-signal=INT btrfs -q send -f /dev/null $SRC/big.snap 2>/dev/null &
+send_pid=$!
+sleep 4
+kill -INT $send_pid
+t0=$(date +%s)
+wait $send_pid
+rc=$?
+t1=$(date +%s)
+check "^C stops a running 2 GiB send promptly ($((t1 - t0)) s)" \
+	test $((t1 - t0)) -le 20
+check "the running send died of SIGINT (status $rc)" test $rc -eq 130
+
+# A handled signal interrupts a blocked write: the ioctl fails with EINTR
+# (it is not restarted: that would write a second stream).
+expect EINTR "handled signal while blocked on the pipe" -B -A 3 $SRC/big.snap
+
+check "snapshot can be made read-write after the sends" \
+	btrfs property set -ts $SRC/ro ro false
+btrfs property set -ts $SRC/ro ro true
+
+# Two concurrent sends of one snapshot.
+btrfs -q send -f /tmp/a.stream $SRC/ro & a=$!
+btrfs -q send -f /tmp/b.stream $SRC/ro & b=$!
+wait $a; ra=$?
+wait $b; rb=$?
+check "two concurrent sends both succeed ($ra, $rb)" test $ra -eq 0 -a $rb -eq 0
+check "and give the same stream" cmp /tmp/a.stream /tmp/b.stream
+
+check "snapshot deletable after interrupted sends" \
+	btrfs -q subvolume delete $SRC/big.snap
+tap_done
