@@ -11,7 +11,7 @@ LDLIBS ?=
 BINS :=
 UNIT_TESTS :=
 
-.PHONY: all deps userspace check check-unit check-vm demo kernel series clean
+.PHONY: all deps userspace check check-unit check-vm demo bench kernel series clean
 all: userspace
 
 # Each component owns one fragment; the top level only wires them together.
@@ -41,6 +41,10 @@ check: deps
 demo: deps
 	@$(MAKE) --no-print-directory userspace kernel
 	@tests/vm/demo
+
+bench: deps
+	@$(MAKE) --no-print-directory userspace kernel
+	@bench/run
 
 clean:
 	rm -rf $(B)

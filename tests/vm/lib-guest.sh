@@ -100,3 +100,17 @@ make_every_file_type() {
 	touch -h -d '2001-02-03 04:05:06.123456789' "$d/dir/symlink"
 	touch -d '1999-12-31 23:59:59.5' "$d/small"
 }
+
+# use_module ours|stock: swap the loaded btrfs module (every btrfs must be
+# unmounted first).  Lets one boot compare both implementations.
+use_module() {
+	local cur
+	cur=$([ -e /sys/fs/btrfs/features/send_impl ] && echo ours || echo stock)
+	[ "$cur" = "$1" ] && return 0
+	rmmod btrfs || return 1
+	case $1 in
+	stock) modprobe btrfs ;;
+	ours) insmod "$VM_TOP/build/kernel/btrfs.ko" ;;
+	*) return 1 ;;
+	esac
+}

@@ -1,0 +1,148 @@
+#!/bin/bash
+# Guest side of `make bench`.  Disks: vdb scratch, vdc large files, vdd small
+# files, vde one file to reflink.  Writes $VM_OUT/results.tsv with one line
+# per timed run: workload, implementation, pair, seconds, bytes, slab KiB delta.
+set -u
+. "$VM_TOP/tests/vm/lib-guest.sh"
+pairs=${BENCH_PAIRS:-5}
+B=/tmp/b
+res=$VM_OUT/results.tsv
+: > "$res"
+bs="$VM_TOP/build/bin/btrfs-stream"
+
+mounts() {
+	mkdir -p $B/scratch $B/large $B/small $B/shared
+	mount /dev/vdb $B/scratch && mount /dev/vdc $B/large &&
+		mount /dev/vdd $B/small && mount /dev/vde $B/shared
+}
+umounts() { umount $B/scratch $B/large $B/small $B/shared 2>/dev/null; }
+now() { date +%s.%N; }
+slab() { awk '/^Slab:/ { print $2 }' /proc/meminfo; }
+log() { echo "bench: $*" >&2; }
+
+# switch_to IMPL: fresh mounts on the given module, caches dropped, so every
+# run starts cold and alike.
+switch_to() {
+	umounts
+	use_module "$1" || die "cannot load the $1 module"
+	mounts || die "mount"
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+}
+
+# record WORKLOAD IMPL PAIR CMD...: time CMD, note its output size if it
+# wrote $B/scratch/out, and the slab growth.
+record() {
+	local w=$1 impl=$2 pair=$3 t0 t1 s0 s1 bytes=
+	shift 3
+	rm -f $B/scratch/out
+	s0=$(slab)
+	t0=$(now)
+	"$@" || { log "$w $impl pair $pair failed: $*"; echo "failed" >> "$VM_OUT/failures"; }
+	t1=$(now)
+	s1=$(slab)
+	[ -f $B/scratch/out ] && bytes=$(stat -c %s $B/scratch/out)
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$impl" "$pair" \
+		"$(echo "$t1 - $t0" | bc)" "${bytes:-}" "$((s1 - s0))" >> "$res"
+	log "$w $impl pair $pair: $(echo "$t1 - $t0" | bc) s ${bytes:+$bytes bytes}"
+}
+
+# alternate WORKLOAD CMD_OURS CMD_BASE: A B A B ..., each in a fresh mount.
+# For kernel workloads both commands are the same and the module differs.
+kernel_workload() {
+	local w=$1 p
+	shift
+	for p in $(seq 1 "$pairs"); do
+		switch_to ours; record "$w" ours "$p" "$@"
+		switch_to stock; record "$w" stock "$p" "$@"
+	done
+}
+mkfs.btrfs -q -f /dev/vdb > /dev/null || die "mkfs scratch"
+use_module stock || die "module"
+mounts || die "mount"
+{
+	echo "guest kernel: $(uname -r)"
+	echo "guest CPUs: $(nproc), memory: $(awk '/MemTotal/ {print $2}' /proc/meminfo) KiB"
+	echo "emulation: QEMU TCG (no KVM), multi-threaded, no -icount"
+	echo "btrfs-progs: $(btrfs --version)"
+	echo "small files: $(find $B/small -type f | wc -l), large data: $(du -sm $B/large | cut -f1) MiB"
+} > "$VM_OUT/facts.txt"
+
+# Sources, made once: read-only snapshots of each image's top level.
+btrfs -q subvolume snapshot -r $B/large $B/large/snap
+btrfs -q subvolume snapshot -r $B/small $B/small/A
+# W3: 0.1% of the small files changed.
+find $B/small -path $B/small/A -prune -o -type f -name 'f*' -print | awk 'NR % 1000 == 7' |
+	while read -r f; do echo changed >> "$f"; done
+btrfs -q subvolume snapshot -r $B/small $B/small/B
+# W4: rename the directory holding a quarter of the files.
+mv $B/small/dir50k $B/small/dir50k-renamed
+btrfs -q subvolume snapshot -r $B/small $B/small/R
+# W5: 1000 files sharing one extent set.
+mkdir $B/shared/files
+for i in $(seq 1 1000); do cp --reflink=always $B/shared/shared-source $B/shared/files/r$i; done
+btrfs -q subvolume snapshot -r $B/shared $B/shared/snap
+sync
+
+send() { btrfs -q send "$@"; }
+log "W1: full send of the large files"
+kernel_workload W1 sh -c "btrfs -q send $B/large/snap > /dev/null"
+log "W2: full send of the small files"
+kernel_workload W2 sh -c "btrfs -q send $B/small/A > /dev/null"
+log "W3: incremental send, 0.1% changed"
+kernel_workload W3 sh -c "btrfs -q send -p $B/small/A $B/small/B > /dev/null"
+log "W4: incremental send after a 50k-file directory rename"
+kernel_workload W4 sh -c "btrfs -q send -p $B/small/B $B/small/R > /dev/null"
+log "W5: full send of 1000 reflinked files"
+kernel_workload W5 sh -c "btrfs -q send -f $B/scratch/out $B/shared/snap"
+
+# Streams for the userspace figures, written once by the stock module.
+switch_to stock
+send -f $B/scratch/W1.stream $B/large/snap
+send -f $B/scratch/W2.stream $B/small/A
+send -p $B/small/A -f $B/scratch/W3.stream $B/small/B
+send -p $B/small/B -f $B/scratch/W4.stream $B/small/R
+
+# W6: receive the same stream with ours and with btrfs-progs, into a
+# directory emptied before each run.  W4's parents are received once.
+receive_workload() {
+	local w=$1 dir=$2 name=$3 p
+	for p in $(seq 1 "$pairs"); do
+		btrfs -q subvolume delete "$dir/$name" > /dev/null 2>&1
+		sync; echo 3 > /proc/sys/vm/drop_caches
+		record "W6-$w" ours "$p" "$bs" receive -q -f $B/scratch/$w.stream "$dir"
+		btrfs -q subvolume delete "$dir/$name" > /dev/null 2>&1
+		sync; echo 3 > /proc/sys/vm/drop_caches
+		record "W6-$w" baseline "$p" btrfs -q receive -f $B/scratch/$w.stream "$dir"
+	done
+	btrfs -q subvolume delete "$dir/$name" > /dev/null 2>&1
+}
+if "$bs" receive --help > /dev/null 2>&1; then
+	mkdir -p $B/scratch/full $B/scratch/incr
+	receive_workload W1 $B/scratch/full snap
+	receive_workload W2 $B/scratch/full A
+	btrfs -q receive -f $B/scratch/W2.stream $B/scratch/incr
+	btrfs -q receive -f $B/scratch/W3.stream $B/scratch/incr
+	receive_workload W4 $B/scratch/incr R
+else
+	echo "W6: btrfs-stream receive is not built yet" >> "$VM_OUT/facts.txt"
+fi
+
+for p in $(seq 1 "$pairs"); do
+	cat $B/scratch/W1.stream > /dev/null
+	record W7 ours "$p" sh -c "'$bs' dump -f $B/scratch/W1.stream > /dev/null"
+	record W7 baseline "$p" sh -c "btrfs receive --dump -f $B/scratch/W1.stream > /dev/null"
+done
+
+if "$bs" diff --help > /dev/null 2>&1; then
+	for p in $(seq 1 "$pairs"); do
+		sync; echo 3 > /proc/sys/vm/drop_caches
+		record W8 ours "$p" sh -c "'$bs' diff $B/small/A $B/small/B > /dev/null"
+		sync; echo 3 > /proc/sys/vm/drop_caches
+		record W8 baseline "$p" sh -c "rsync -ain --delete $B/small/A/ $B/small/B/ > /dev/null"
+	done
+else
+	echo "W8: btrfs-stream diff is not built yet" >> "$VM_OUT/facts.txt"
+fi
+umounts
+[ ! -s "$VM_OUT/failures" ]
