@@ -193,11 +193,10 @@ static int open_subvols(struct send_run *r, int nargs, char **args)
 	if (!r->clones || !r->subvols)
 		return fail(r, "out of memory");
 	for (size_t i = 0; i < c->nclone_args; i++) {
-		struct subvol *sv = &r->clones[r->nclones];
+		struct subvol *sv = &r->clones[r->nclones++];
 
 		if (subvol_open(sv, c->clone_args[i], &r->err))
 			return fail(r, "%s", r->err.msg);
-		r->nclones++;
 		if (!sv->readonly)
 			return fail(r, "clone source '%s' is not read-only", sv->path);
 	}
@@ -210,11 +209,10 @@ static int open_subvols(struct send_run *r, int nargs, char **args)
 				    r->parent.path);
 	}
 	for (int i = 0; i < nargs; i++) {
-		struct subvol *sv = &r->subvols[i];
+		struct subvol *sv = &r->subvols[r->nsubvols++];
 
 		if (subvol_open(sv, args[i], &r->err))
 			return fail(r, "%s", r->err.msg);
-		r->nsubvols++;
 		if (subvol_same_fs(&r->subvols[0], sv, &r->err))
 			return fail(r, "all subvolumes must be from the same filesystem: %s",
 				    r->err.msg);

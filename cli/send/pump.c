@@ -35,7 +35,7 @@ static void *run_ioctl(void *arg)
 	args.parent_root = t->req->parent_root;
 	args.flags = t->req->flags;
 	args.version = t->req->version;
-	t->err = ioctl(t->req->subvol_fd, BTRFS_IOC_SEND, &args) ? errno : 0;
+	t->err = ioctl(t->req->subvol_fd, BTRFS_IOC_SEND, &args) < 0 ? errno : 0;
 	/* End of file for the reader. */
 	close(t->wfd);
 	t->wfd = -1;

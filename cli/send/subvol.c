@@ -63,15 +63,16 @@ int subvol_open(struct subvol *sv, const char *arg, struct send_err *e)
 	if (st.st_ino != BTRFS_FIRST_FREE_OBJECTID)
 		return send_errf(e, "'%s' is not a subvolume", sv->path);
 
+	/* Linux 6.1 returns 1 on success (left over from a tree search). */
 	memset(&info, 0, sizeof(info));
-	if (ioctl(sv->fd, BTRFS_IOC_GET_SUBVOL_INFO, &info))
+	if (ioctl(sv->fd, BTRFS_IOC_GET_SUBVOL_INFO, &info) < 0)
 		return send_errf(e, "cannot read subvolume information of '%s': %s",
 				 sv->path, strerror(errno));
-	if (ioctl(sv->fd, BTRFS_IOC_SUBVOL_GETFLAGS, &flags))
+	if (ioctl(sv->fd, BTRFS_IOC_SUBVOL_GETFLAGS, &flags) < 0)
 		return send_errf(e, "cannot read the flags of '%s': %s", sv->path,
 				 strerror(errno));
 	memset(&fsinfo, 0, sizeof(fsinfo));
-	if (ioctl(sv->fd, BTRFS_IOC_FS_INFO, &fsinfo))
+	if (ioctl(sv->fd, BTRFS_IOC_FS_INFO, &fsinfo) < 0)
 		return send_errf(e, "cannot read the filesystem of '%s': %s",
 				 sv->path, strerror(errno));
 	sv->root_id = info.treeid;
@@ -127,7 +128,7 @@ static int tree_search(int fd, uint64_t tree_id, uint64_t objectid,
 		struct btrfs_ioctl_search_header sh;
 
 		sk->nr_items = 4096;
-		if (ioctl(fd, BTRFS_IOC_TREE_SEARCH, &args))
+		if (ioctl(fd, BTRFS_IOC_TREE_SEARCH, &args) < 0)
 			return -errno;
 		if (!sk->nr_items)
 			return 0;
