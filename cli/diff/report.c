@@ -188,14 +188,20 @@ static int rank(char kind)
 	return 3;
 }
 
+/* Tree order: '/' sorts before every other byte, so a directory's
+ * children follow it directly ("/d", "/d/f", "/d-x"). */
 static int by_path(const void *a, const void *b)
 {
 	const struct item *x = a, *y = b;
 	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->path, y->path, n);
 
-	if (c)
-		return c;
+	for (size_t i = 0; i < n; i++) {
+		int cx = x->path[i] == '/' ? 0 : (unsigned char)x->path[i] + 1;
+		int cy = y->path[i] == '/' ? 0 : (unsigned char)y->path[i] + 1;
+
+		if (cx != cy)
+			return cx - cy;
+	}
 	if (x->len != y->len)
 		return x->len < y->len ? -1 : 1;
 	return rank(x->kind) - rank(y->kind);
@@ -407,7 +413,8 @@ int diff_report(const struct diff_model *m, FILE *out, enum diff_format fmt,
 		if (ret)
 			goto out;
 	}
-	qsort(it.v, it.n, sizeof(*it.v), by_path);
+	if (it.n)
+		qsort(it.v, it.n, sizeof(*it.v), by_path);
 	for (size_t i = 0; i < it.n; i++) {
 		if (fmt == DIFF_JSON)
 			json_item(out, &it.v[i]);
