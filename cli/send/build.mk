@@ -7,3 +7,5 @@ $(patsubst cli/%.c,$(B)/asan/cli/%.o,$(SEND_SRCS)): cli/send/send.h
 
 # The send ioctl runs in a thread of its own (cli/send/pump.c).
 $(B)/bin/btrfs-stream $(B)/asan/bin/btrfs-stream: LDLIBS += -pthread
+
+UNIT_TESTS += tests/unit/send.t
