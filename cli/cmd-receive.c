@@ -114,7 +114,7 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 	char *end;
 
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "f:eCE:m:vq", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":f:eCE:m:vq", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
 			file = optarg;
@@ -150,6 +150,9 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 		case OPT_PLAIN:
 			r.plain = true;
 			break;
+		case ':':
+			return cli_bad_usage(cmd, "option '%s' requires an argument",
+					     argv[optind - 1]);
 		default:
 			if (optopt && optopt < 256)
 				return cli_bad_usage(cmd, "invalid option -- '%c'", optopt);

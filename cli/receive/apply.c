@@ -156,24 +156,6 @@ int recv_open_regular(int dfd, const char *name, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
-int recv_file_fd(struct recv *r, const char *path, size_t len)
-{
-	const char *name;
-	int dfd, fd, ret;
-
-	fd = fcache_get(&r->files, path, len);
-	if (fd >= 0)
-		return fd;
-	ret = recv_locate(r, path, len, &dfd, &name);
-	if (ret)
-		return ret;
-	fd = recv_open_regular(dfd, name, O_WRONLY);
-	if (fd < 0)
-		return fd;
-	fcache_put(&r->files, path, len, fd);
-	return fd;
-}
-
 static const char *open_what(int err)
 {
 	switch (err) {
@@ -390,16 +372,25 @@ static int write_all(int fd, const void *buf, size_t len, uint64_t off)
 /* Open the file of c->path for writing, reporting failures. */
 int recv_data_fd(struct recv *r, const struct bstream_cmd *c, int *fd)
 {
-	int ret = recv_in_subvol(r, c);
+	size_t len = c->attr[BTRFS_SEND_A_PATH].len;
+	const char *name;
+	int dfd, ret = recv_in_subvol(r, c);
 
 	if (ret <= 0)
 		return ret;
 	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, false);
 	if (ret <= 0)
 		return ret;
-	*fd = recv_file_fd(r, c->path, c->attr[BTRFS_SEND_A_PATH].len);
+	*fd = fcache_get(&r->files, c->path, len);
+	if (*fd >= 0)
+		return 1;
+	ret = recv_locate(r, c->path, len, &dfd, &name);
+	if (ret)
+		return recv_fail(r, c, c->path, -ret, "cannot open parent directory") < 0 ? -1 : 0;
+	*fd = recv_open_regular(dfd, name, O_WRONLY);
 	if (*fd < 0)
 		return recv_fail(r, c, c->path, -*fd, "%s", open_what(*fd)) < 0 ? -1 : 0;
+	fcache_put(&r->files, c->path, len, *fd);
 	return 1;
 }
 
@@ -474,7 +465,10 @@ static int do_clone(void *user, const struct bstream_cmd *c)
 		if (dfd < 0)
 			return recv_fail(r, c, c->path, -dfd, "cannot open directory of clone source '%s'",
 					 recv_quote(q, sizeof(q), c->clone_path));
-		sfd = recv_open_regular(dfd, name, O_RDONLY);
+		/* Reading a clone source must not change its atime. */
+		sfd = recv_open_regular(dfd, name, O_RDONLY | O_NOATIME);
+		if (sfd == -EPERM)
+			sfd = recv_open_regular(dfd, name, O_RDONLY);
 		if (sfd < 0)
 			return recv_fail(r, c, c->path, -sfd, "clone source '%s': %s",
 					 recv_quote(q, sizeof(q), c->clone_path), open_what(sfd));

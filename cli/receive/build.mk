@@ -8,3 +8,5 @@ $(patsubst cli/%.c,$(B)/asan/cli/%.o,$(RECV_SRCS)): cli/receive/receive.h
 
 $(B)/bin/btrfs-stream $(B)/asan/bin/btrfs-stream: LDLIBS += -lz -lzstd -llzo2
 
+
+UNIT_TESTS += tests/unit/receive.t

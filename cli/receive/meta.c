@@ -68,6 +68,7 @@ int recv_chown(void *user, const struct bstream_cmd *c)
 {
 	struct recv *r = user;
 	const char *name;
+	struct stat st;
 	int ret, fd, dfd;
 
 	ret = target(r, c, &fd, &dfd, &name);
@@ -76,6 +77,9 @@ int recv_chown(void *user, const struct bstream_cmd *c)
 	if (c->uid > UINT32_MAX || c->gid > UINT32_MAX)
 		return recv_fail(r, c, c->path, EINVAL, "uid %" PRIu64 " gid %" PRIu64 " out of range",
 				 c->uid, c->gid);
+	ret = fd >= 0 ? fstat(fd, &st) : fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+	if (ret)
+		return recv_fail(r, c, c->path, errno, "cannot find inode");
 	if (fd >= 0)
 		ret = fchown(fd, (uid_t)c->uid, (gid_t)c->gid);
 	else
@@ -83,6 +87,21 @@ int recv_chown(void *user, const struct bstream_cmd *c)
 	if (ret)
 		return recv_fail(r, c, c->path, errno, "cannot chown to %" PRIu64 ":%" PRIu64,
 				 c->uid, c->gid);
+
+	/*
+	 * chown(2) clears setuid and setgid of a file, but the sender only
+	 * sends CHMOD when the mode differs from the parent's: an inode
+	 * whose owner changed and whose mode did not would lose the bits
+	 * (btrfs-progs loses them).  Put the mode back; a CHMOD that
+	 * follows still has the last word.
+	 */
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & (S_ISUID | S_ISGID)))
+		return 0;
+	ret = fd >= 0 ? fchmod(fd, st.st_mode & 07777)
+		      : fchmodat(dfd, name, st.st_mode & 07777, 0);
+	if (ret)
+		return recv_fail(r, c, c->path, errno, "cannot restore mode %04o after chown",
+				 (unsigned int)(st.st_mode & 07777));
 	return 0;
 }
 

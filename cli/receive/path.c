@@ -70,7 +70,7 @@ static bool have_openat2 = true;
 static int open_piece(int base, const char *piece)
 {
 	struct open_how how = {
-		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW,
+		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS |
 			   RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
 	};

@@ -227,8 +227,6 @@ int recv_write_data(struct recv *r, const struct bstream_cmd *c, int fd,
  */
 int recv_locate(struct recv *r, const char *path, size_t len, int *dfd,
 		const char **name);
-/* The open-for-writing descriptor of regular file path (cached). */
-int recv_file_fd(struct recv *r, const char *path, size_t len);
 /* Open name beneath dfd if it is a regular file (never a device or link). */
 int recv_open_regular(int dfd, const char *name, int flags);
 

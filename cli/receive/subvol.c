@@ -283,9 +283,9 @@ static int open_subvol(struct recv *r, uint64_t id, char *why, size_t wlen)
 
 /*
  * Find and open the subvolume a stream calls (uuid, ctransid): one whose
- * received UUID is uuid and that was received from that transid and not
- * changed since, else one whose own UUID is uuid (a send back to where
- * the data came from) that is unchanged or read-only.
+ * received UUID is uuid, received from that transid and still read-only,
+ * else one whose own UUID is uuid (a send back to where the data came
+ * from) that is unchanged or read-only.
  */
 static int find_subvol(struct recv *r, const uint8_t *uuid, uint64_t ctransid,
 		       uint64_t *idp, char *why, size_t wlen)
@@ -318,10 +318,16 @@ static int find_subvol(struct recv *r, const uint8_t *uuid, uint64_t ctransid,
 					 ids[i], us, ri.stransid, ctransid);
 				continue;
 			}
-			if (!pass && ri.ctransid > ri.rtransid) {
+			/*
+			 * A received subvolume that is writable again may
+			 * differ from what was received.  (Its ctransid says
+			 * nothing reliable: data written back after the
+			 * receive was marked raises it too.)
+			 */
+			if (!pass && !(ri.flags & BTRFS_ROOT_SUBVOL_RDONLY)) {
 				snprintf(why, wlen,
-					 "subvolume %" PRIu64 " with received UUID %s was modified after it was received"
-					 " (ctransid %" PRIu64 " > rtransid %" PRIu64 ")",
+					 "subvolume %" PRIu64 " with received UUID %s was made writable after it was received"
+					 " and may have changed since (ctransid %" PRIu64 ", rtransid %" PRIu64 ")",
 					 ids[i], us, ri.ctransid, ri.rtransid);
 				continue;
 			}
@@ -510,6 +516,17 @@ static int open_root(struct recv *r, const struct bstream_cmd *c)
 	if (!r->sv.dc) {
 		r->sv.created = false;
 		return recv_fail(r, c, c->path, ENOMEM, "cannot set up");
+	}
+	/*
+	 * New inodes are created under orphan names in the root directory
+	 * and moved away, which changes its times; the sender sends UTIMES
+	 * for the root only if its own times changed.  Keep the times the
+	 * root has now (a snapshot's are its parent's) unless one comes.
+	 */
+	if (!fstat(fd, &st)) {
+		r->sv.root_times[0] = st.st_atim;
+		r->sv.root_times[1] = st.st_mtim;
+		r->sv.root_times_pending = true;
 	}
 	return 0;
 }
