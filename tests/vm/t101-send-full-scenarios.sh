@@ -4,6 +4,12 @@
 # stock module sends (swapped in within the same boot); stream sizes of
 # both are reported and ours may not be more than 5% larger.
 # The 100k-files scenario runs in t190 (long runs).
+top=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p "$top/build/tests"
+cc -O2 -Wall -o "$top/build/tests/send-ioctl" "$top/tests/vm/guest/send-ioctl.c" || {
+	echo "not ok 1 - build the send-ioctl helper"
+	exit 1
+}
 exec "$(dirname "$0")/run" --module ours --disks 3 --mem 3072 --timeout 1500 -- \
-	env SEND_SCENARIOS="types empty sparse4g names hardlinks xattrs reflink clonesrc compressed fallocate nodata multi shared1000 longpath" \
+	env SEND_IOCTL="$top/build/tests/send-ioctl" SEND_SCENARIOS="types empty sparse4g names hardlinks xattrs reflink clonesrc compressed fallocate fileattr nodata multi shared1000 longpath" \
 	tests/vm/guest/send-full.sh

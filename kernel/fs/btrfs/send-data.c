@@ -178,6 +178,10 @@ static bool extent_cache_find(struct send_ctx *sctx,
 	return false;
 }
 
+/*
+ * Size of inode @ino in @root, or -ENOENT if it has no links: such inodes
+ * are not sent, so the receiver does not have them to clone from.
+ */
 static int inode_size_in(struct btrfs_root *root, struct btrfs_path *path,
 			 u64 ino, u64 *size)
 {
@@ -196,6 +200,8 @@ static int inode_size_in(struct btrfs_root *root, struct btrfs_path *path,
 	ii = btrfs_item_ptr(path->nodes[0], path->slots[0],
 			    struct btrfs_inode_item);
 	*size = btrfs_inode_size(path->nodes[0], ii);
+	if (btrfs_inode_nlink(path->nodes[0], ii) == 0)
+		ret = -ENOENT;
 out:
 	btrfs_release_path(path);
 	return ret;
