@@ -209,6 +209,7 @@ static int make_inode(void *user, const struct bstream_cmd *c)
 		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0) {
 			fcache_put(&r->files, c->path, len, fd);
+			fcache_find(&r->files, c->path, len)->mode = 0600;
 			return 0;
 		}
 		break;

@@ -333,17 +333,24 @@ static bool fbelow(const struct fcache_ent *e, const char *p, size_t len)
 	       (e->len == len || e->path[len] == '/');
 }
 
-int fcache_get(struct fcache *fc, const char *path, size_t len)
+struct fcache_ent *fcache_find(struct fcache *fc, const char *path, size_t len)
 {
 	for (int i = 0; i < FCACHE_SIZE; i++) {
 		struct fcache_ent *e = &fc->e[i];
 
 		if (e->path && e->len == len && !memcmp(e->path, path, len)) {
 			e->used = ++fc->clock;
-			return e->fd;
+			return e;
 		}
 	}
-	return -1;
+	return NULL;
+}
+
+int fcache_get(struct fcache *fc, const char *path, size_t len)
+{
+	struct fcache_ent *e = fcache_find(fc, path, len);
+
+	return e ? e->fd : -1;
 }
 
 static void fclose_ent(struct fcache_ent *e)
@@ -381,6 +388,7 @@ void fcache_put(struct fcache *fc, const char *path, size_t len, int fd)
 	victim->path = p;
 	victim->len = len;
 	victim->fd = fd;
+	victim->mode = -1;
 	victim->used = ++fc->clock;
 }
 

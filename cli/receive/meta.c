@@ -67,6 +67,7 @@ static int target(struct recv *r, const struct bstream_cmd *c, int *fd,
 int recv_chown(void *user, const struct bstream_cmd *c)
 {
 	struct recv *r = user;
+	struct fcache_ent *fe;
 	const char *name;
 	struct stat st;
 	int ret, fd, dfd;
@@ -77,7 +78,14 @@ int recv_chown(void *user, const struct bstream_cmd *c)
 	if (c->uid > UINT32_MAX || c->gid > UINT32_MAX)
 		return recv_fail(r, c, c->path, EINVAL, "uid %" PRIu64 " gid %" PRIu64 " out of range",
 				 c->uid, c->gid);
-	ret = fd >= 0 ? fstat(fd, &st) : fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+	/* A file made by this stream has no setuid bit before its CHMOD. */
+	fe = fcache_find(&r->files, c->path, c->attr[BTRFS_SEND_A_PATH].len);
+	if (fe && fe->mode >= 0) {
+		st.st_mode = S_IFREG | fe->mode;
+		ret = 0;
+	} else {
+		ret = fd >= 0 ? fstat(fd, &st) : fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+	}
 	if (ret)
 		return recv_fail(r, c, c->path, errno, "cannot find inode");
 	if (fd >= 0)
@@ -109,6 +117,7 @@ int recv_chmod(void *user, const struct bstream_cmd *c)
 {
 	struct recv *r = user;
 	mode_t mode = c->mode & 07777;
+	struct fcache_ent *fe;
 	const char *name;
 	struct stat st;
 	int ret, fd, dfd;
@@ -118,6 +127,9 @@ int recv_chmod(void *user, const struct bstream_cmd *c)
 		return ret;
 	if (fd >= 0) {
 		ret = fchmod(fd, mode);
+		fe = fcache_find(&r->files, c->path, c->attr[BTRFS_SEND_A_PATH].len);
+		if (fe)
+			fe->mode = ret ? -1 : (int)mode;
 	} else {
 		/* fchmodat() follows a symlink in the last component: refuse one. */
 		ret = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);

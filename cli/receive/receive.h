@@ -89,6 +89,7 @@ struct fcache_ent {
 	char *path;
 	size_t len;
 	int fd;
+	int mode;			/* permission bits if known, else -1 */
 	uint64_t used;
 };
 
@@ -98,6 +99,8 @@ struct fcache {
 };
 
 int fcache_get(struct fcache *fc, const char *path, size_t len);
+/* The entry of path, or NULL. */
+struct fcache_ent *fcache_find(struct fcache *fc, const char *path, size_t len);
 void fcache_put(struct fcache *fc, const char *path, size_t len, int fd);
 void fcache_renamed(struct fcache *fc, const char *from, size_t flen,
 		    const char *to, size_t tlen);
