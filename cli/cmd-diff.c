@@ -140,6 +140,10 @@ static int from_snapshots(struct diff_run *d, const char *old_arg,
 		cli_error(d->cmd, "%s", err.msg);
 		goto out;
 	}
+	if (diff_identify(d->model, old.fd, d->msg, sizeof(d->msg))) {
+		cli_error(d->cmd, "%s", d->msg);
+		goto out;
+	}
 	ret = 0;
 out:
 	subvol_close(&old);

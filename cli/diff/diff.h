@@ -56,26 +56,33 @@ struct diff_entry {
 	char name[];			/* len bytes, NUL-terminated */
 };
 
+/* A growable array of entries. */
+struct diff_entries {
+	struct diff_entry **v;
+	size_t n, cap;
+};
+
 /*
  * An inode.  Either created by the stream (MK*; ino is the stream's INO)
  * or one of the old snapshot, met the first time the stream named it:
- * orig_dir/orig_name is then where it was in the old snapshot, which is
- * also where the stream found it.
+ * its origin is then the entry it had in the old snapshot, which is where
+ * the stream found it.  Two such nodes can turn out to be one inode with
+ * two names (hard links); diff_model_merge() then joins them, and the
+ * node has several origins.
  */
 struct diff_node {
 	struct diff_node *next;		/* all nodes in creation order */
 	bool created;
 	bool root;
+	bool merged;			/* joined into another node: skip it */
 	enum diff_type type;
 	unsigned int changes;		/* DIFF_* of an old inode */
-	uint64_t ino;
+	uint64_t ino;			/* stream INO (created) or old st_ino, 0 unknown */
 	uint64_t mode, uid, gid, fileattr;
 	char **xattrs;			/* names set or removed */
 	size_t nxattrs;
-	struct diff_node *orig_dir;
-	struct diff_entry *orig;	/* the old snapshot's entry (old inodes) */
-	struct diff_entry **links;	/* entries naming it now, oldest first */
-	size_t nlinks, cap;
+	struct diff_entries origs;	/* the old snapshot's entries (old inodes) */
+	struct diff_entries links;	/* entries naming it now, oldest first */
 	uint64_t live_children;		/* directories: names in use now */
 };
 
@@ -97,6 +104,31 @@ bool diff_model_full(const struct diff_model *m);
 struct diff_entry *diff_model_entry(const struct diff_model *m,
 				    const struct diff_node *dir,
 				    const char *name, size_t len);
+/* The type of an st_mode. */
+enum diff_type diff_type_of_mode(uint64_t mode);
+/* Join node b into node a: they are one inode of the old snapshot. */
+int diff_model_merge(struct diff_node *a, struct diff_node *b);
+
+/*
+ * The path of entry e from the top directory ("/d/f"), where the entries
+ * are now (orig false) or were in the old snapshot (orig true).  *out is
+ * malloc()ed.  Returns 0, or -1 with a message (a name left in a removed
+ * directory, memory).
+ */
+int diff_entry_path(const struct diff_entry *e, bool orig, char **out,
+		    size_t *len, char *err, size_t errlen);
+
+/* ---------------------------------------------------------------------- */
+/* identify.c                                                              */
+
+/*
+ * With the old snapshot at hand (old_fd, its top directory): lstat() the
+ * old path of every inode of the old snapshot the stream touched, to learn
+ * its type and to join the names that are one inode.  A stream alone
+ * cannot tell (Linux moves a file with two names by linking both new names
+ * to the first old one, then unlinking both old names).
+ */
+int diff_identify(struct diff_model *m, int old_fd, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------------- */
 /* report.c                                                                */

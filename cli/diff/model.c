@@ -169,20 +169,38 @@ static struct diff_entry *entry_add(struct diff_model *m, struct diff_node *dir,
 	return e;
 }
 
+static int entries_add(struct diff_entries *a, struct diff_entry *e)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? a->cap * 2 : 2;
+		struct diff_entry **v = realloc(a->v, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		a->v = v;
+		a->cap = cap;
+	}
+	a->v[a->n++] = e;
+	return 0;
+}
+
+static void entries_del(struct diff_entries *a, struct diff_entry *e)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		if (a->v[i] == e) {
+			memmove(a->v + i, a->v + i + 1, (a->n - i - 1) * sizeof(*a->v));
+			a->n--;
+			return;
+		}
+	}
+}
+
 /* Point the free entry e at node n. */
 static int link_node(struct diff_model *m, struct diff_entry *e,
 		     struct diff_node *n)
 {
-	if (n->nlinks == n->cap) {
-		size_t cap = n->cap ? n->cap * 2 : 2;
-		struct diff_entry **l = realloc(n->links, cap * sizeof(*l));
-
-		if (!l)
-			return -1;
-		n->links = l;
-		n->cap = cap;
-	}
-	n->links[n->nlinks++] = e;
+	if (entries_add(&n->links, e))
+		return -1;
 	e->node = n;
 	e->seq = ++m->seq;
 	e->dir->live_children++;
@@ -192,18 +210,81 @@ static int link_node(struct diff_model *m, struct diff_entry *e,
 /* Free the entry e, which names e->node. */
 static void unlink_entry(struct diff_entry *e)
 {
-	struct diff_node *n = e->node;
-
-	for (size_t i = 0; i < n->nlinks; i++) {
-		if (n->links[i] == e) {
-			memmove(n->links + i, n->links + i + 1,
-				(n->nlinks - i - 1) * sizeof(*n->links));
-			n->nlinks--;
-			break;
-		}
-	}
+	entries_del(&e->node->links, e);
 	e->node = NULL;
 	e->dir->live_children--;
+}
+
+/* Keep entries in the order they were made, oldest first. */
+static void entries_merge(struct diff_entry **dst, struct diff_entry **a,
+			  size_t na, struct diff_entry **b, size_t nb)
+{
+	while (na || nb) {
+		if (!nb || (na && (*a)->seq <= (*b)->seq))
+			*dst++ = *a++, na--;
+		else
+			*dst++ = *b++, nb--;
+	}
+}
+
+static int entries_join(struct diff_entries *a, struct diff_entries *b)
+{
+	struct diff_entry **v;
+
+	if (!b->n)
+		return 0;
+	v = malloc((a->n + b->n) * sizeof(*v));
+	if (!v)
+		return -1;
+	entries_merge(v, a->v, a->n, b->v, b->n);
+	free(a->v);
+	a->v = v;
+	a->n = a->cap = a->n + b->n;
+	free(b->v);
+	b->v = NULL;
+	b->n = b->cap = 0;
+	return 0;
+}
+
+int diff_model_merge(struct diff_node *a, struct diff_node *b)
+{
+	char **x;
+
+	if (a == b || b->merged)
+		return 0;
+	for (size_t i = 0; i < b->links.n; i++)
+		b->links.v[i]->node = a;
+	if (entries_join(&a->links, &b->links) || entries_join(&a->origs, &b->origs))
+		return -1;
+	a->changes |= b->changes;
+	if (b->changes & DIFF_MODE)
+		a->mode = b->mode;
+	if (b->changes & DIFF_OWNER) {
+		a->uid = b->uid;
+		a->gid = b->gid;
+	}
+	if (b->changes & DIFF_FLAGS)
+		a->fileattr = b->fileattr;
+	if (a->type == DIFF_T_UNKNOWN || a->type == DIFF_T_NONDIR)
+		a->type = b->type;
+	for (size_t i = 0; i < b->nxattrs; i++) {
+		bool have = false;
+
+		for (size_t j = 0; j < a->nxattrs && !have; j++)
+			have = !strcmp(a->xattrs[j], b->xattrs[i]);
+		if (have) {
+			free(b->xattrs[i]);
+			continue;
+		}
+		x = realloc(a->xattrs, (a->nxattrs + 1) * sizeof(*x));
+		if (!x)
+			return -1;
+		a->xattrs = x;
+		a->xattrs[a->nxattrs++] = b->xattrs[i];
+	}
+	b->nxattrs = 0;
+	b->merged = true;
+	return 0;
 }
 
 /*
@@ -224,10 +305,8 @@ static struct diff_entry *lookup(struct diff_model *m, struct diff_node *dir,
 	if (!e || dir->created || !materialize)
 		return e;
 	n = node_new(m, false, DIFF_T_UNKNOWN);
-	if (!n || link_node(m, e, n))
+	if (!n || link_node(m, e, n) || entries_add(&n->origs, e))
 		return NULL;
-	n->orig_dir = dir;
-	n->orig = e;
 	return e;
 }
 
@@ -378,7 +457,7 @@ static int on_snapshot(void *u, const struct bstream_cmd *c)
 	return on_subvolume(u, c, false);
 }
 
-static enum diff_type type_of_mode(uint64_t mode)
+enum diff_type diff_type_of_mode(uint64_t mode)
 {
 	switch (mode & S_IFMT) {
 	case S_IFREG: return DIFF_T_FILE;
@@ -421,7 +500,7 @@ static int on_mkdir(void *u, const struct bstream_cmd *c)
 
 static int on_mknod(void *u, const struct bstream_cmd *c)
 {
-	return create(u, c, type_of_mode(c->mode));
+	return create(u, c, diff_type_of_mode(c->mode));
 }
 
 static int on_mkfifo(void *u, const struct bstream_cmd *c)
@@ -445,9 +524,9 @@ static bool inside(const struct diff_node *dir, const struct diff_node *n)
 	for (unsigned int depth = 0; dir && depth <= MAX_DEPTH; depth++) {
 		if (dir == n)
 			return true;
-		if (dir->root || dir->nlinks != 1)
+		if (dir->root || dir->links.n != 1)
 			return false;
-		dir = dir->links[0]->dir;
+		dir = dir->links.v[0]->dir;
 	}
 	return true;	/* deeper than any path: refuse */
 }
@@ -692,7 +771,8 @@ void diff_model_free(struct diff_model *m)
 		for (size_t i = 0; i < n->nxattrs; i++)
 			free(n->xattrs[i]);
 		free(n->xattrs);
-		free(n->links);
+		free(n->links.v);
+		free(n->origs.v);
 		free(n);
 	}
 	for (size_t i = 0; i < m->nbuckets; i++) {
@@ -727,4 +807,73 @@ struct diff_node *diff_model_nodes(const struct diff_model *m)
 bool diff_model_full(const struct diff_model *m)
 {
 	return m->full;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Paths of entries                                                        */
+
+int diff_entry_path(const struct diff_entry *e, bool orig, char **out,
+		    size_t *len, char *err, size_t errlen)
+{
+	const struct diff_entry *chain[64], **stack = chain;
+	size_t depth = 0, cap = 64, total = 0;
+	char *p;
+
+	*out = NULL;
+	while (e) {
+		const struct diff_node *dir = e->dir;
+
+		if (depth == cap) {
+			const struct diff_entry **s;
+
+			if (cap >= 2 * MAX_DEPTH)
+				goto too_deep;
+			s = malloc(2 * cap * sizeof(*s));
+			if (!s)
+				goto nomem;
+			memcpy(s, stack, cap * sizeof(*s));
+			if (stack != chain)
+				free(stack);
+			stack = s;
+			cap *= 2;
+		}
+		stack[depth++] = e;
+		total += 1 + e->len;
+		if (dir->root)
+			break;
+		if (orig) {
+			e = dir->origs.v[0];	/* directories have one */
+		} else if (dir->links.n == 1) {
+			e = dir->links.v[0];
+		} else {
+			char q[256];
+
+			quote(q, sizeof(q), e->name);
+			snprintf(err, errlen, "'%s' is left in a removed directory", q);
+			goto fail;
+		}
+	}
+	p = malloc(total + 1);
+	if (!p)
+		goto nomem;
+	*out = p;
+	*len = total;
+	while (depth--) {
+		*p++ = '/';
+		memcpy(p, stack[depth]->name, stack[depth]->len);
+		p += stack[depth]->len;
+	}
+	*p = 0;
+	if (stack != chain)
+		free(stack);
+	return 0;
+too_deep:
+	snprintf(err, errlen, "a path is deeper than %d directories", MAX_DEPTH);
+	goto fail;
+nomem:
+	snprintf(err, errlen, "out of memory");
+fail:
+	if (stack != chain)
+		free(stack);
+	return -1;
 }

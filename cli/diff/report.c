@@ -23,6 +23,7 @@ struct item {
 	char *old_path;			/* 'R' */
 	const struct diff_node *node;
 	bool new_link;			/* '+' of another name of an old inode */
+	bool quiet;			/* the node's changes are on another line */
 };
 
 struct items {
@@ -30,89 +31,12 @@ struct items {
 	size_t n, cap;
 };
 
-struct sbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static int sb_put(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-		char *p = realloc(b->s, cap);
-
-		if (!p)
-			return -1;
-		b->s = p;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = 0;
-	return 0;
-}
-
-/*
- * Path of entry e: from the top directory down, where the entries are
- * now (orig false) or were in the old snapshot (orig true).
- */
-static int build_path(const struct diff_entry *e, bool orig, struct sbuf *b,
-		      char *err, size_t errlen)
-{
-	const struct diff_entry *chain[64], **stack = chain;
-	size_t depth = 0, cap = 64;
-	int ret = 0;
-
-	b->len = 0;
-	while (e) {
-		const struct diff_node *dir = e->dir;
-
-		if (depth == cap) {
-			const struct diff_entry **s = malloc(2 * cap * sizeof(*s));
-
-			if (!s || cap > (1u << 20)) {
-				free(s);
-				ret = -1;
-				snprintf(err, errlen, "path of '%s' is too deep", e->name);
-				goto out;
-			}
-			memcpy(s, stack, cap * sizeof(*s));
-			if (stack != chain)
-				free(stack);
-			stack = s;
-			cap *= 2;
-		}
-		stack[depth++] = e;
-		if (dir->root)
-			break;
-		if (orig) {
-			e = dir->orig;
-		} else if (dir->nlinks == 1) {
-			e = dir->links[0];
-		} else {
-			snprintf(err, errlen, "'%s' is left in a removed directory", e->name);
-			ret = -1;
-			goto out;
-		}
-	}
-	while (depth--) {
-		if (sb_put(b, "/", 1) || sb_put(b, stack[depth]->name, stack[depth]->len)) {
-			snprintf(err, errlen, "out of memory");
-			ret = -1;
-			goto out;
-		}
-	}
-out:
-	if (stack != chain)
-		free(stack);
-	return ret;
-}
-
 static int add(struct items *it, char kind, const struct diff_node *n,
 	       const struct diff_entry *e, bool orig,
 	       const struct diff_entry *from, char *err, size_t errlen)
 {
-	struct sbuf b = { 0 }, ob = { 0 };
+	char *path = NULL, *old_path = NULL;
+	size_t len, old_len;
 	struct item *x;
 
 	if (it->n == it->cap) {
@@ -126,56 +50,97 @@ static int add(struct items *it, char kind, const struct diff_node *n,
 		it->v = v;
 		it->cap = cap;
 	}
-	if (e ? build_path(e, orig, &b, err, errlen) : sb_put(&b, "/", 1))
+	if (e ? diff_entry_path(e, orig, &path, &len, err, errlen) :
+		!(path = strdup("/")) || !(len = 1))
 		goto fail;
-	if (from && build_path(from, true, &ob, err, errlen))
+	if (from && diff_entry_path(from, true, &old_path, &old_len, err, errlen))
 		goto fail;
 	x = &it->v[it->n++];
-	*x = (struct item){ .kind = kind, .path = b.s, .len = b.len,
-			    .old_path = ob.s, .node = n };
+	*x = (struct item){ .kind = kind, .path = path, .len = len,
+			    .old_path = old_path, .node = n };
 	return 0;
 fail:
 	if (!err[0])
 		snprintf(err, errlen, "out of memory");
-	free(b.s);
-	free(ob.s);
+	free(path);
+	free(old_path);
 	return -1;
+}
+
+static bool in_origs(const struct diff_node *n, const struct diff_entry *e)
+{
+	for (size_t i = 0; i < n->origs.n; i++)
+		if (n->origs.v[i] == e)
+			return true;
+	return false;
+}
+
+/*
+ * The items of an inode of the old snapshot: its old names still naming
+ * it are kept (the first carries the changes as M), old names gone and
+ * new names made pair up as renames, in order; what is left over is
+ * removed (-) or an added hard link (+).
+ */
+static int collect_old(struct items *it, const struct diff_node *n,
+		       char *err, size_t errlen)
+{
+	const struct diff_entries *o = &n->origs, *l = &n->links;
+	const struct diff_entry *kept = NULL;
+	size_t ri = 0, ai = 0;
+	bool told = false;	/* the changes are on a line already */
+
+	for (size_t i = 0; i < o->n && !kept; i++)
+		if (o->v[i]->node == n)
+			kept = o->v[i];
+	if (kept && n->changes) {
+		if (add(it, 'M', n, kept, false, NULL, err, errlen))
+			return -1;
+		told = true;
+	}
+	/* Old names gone, new names made: renames, pairwise in order. */
+	for (;;) {
+		while (ri < o->n && o->v[ri]->node == n)
+			ri++;
+		while (ai < l->n && in_origs(n, l->v[ai]))
+			ai++;
+		if (ri == o->n || ai == l->n)
+			break;
+		if (add(it, 'R', n, l->v[ai], false, o->v[ri], err, errlen))
+			return -1;
+		it->v[it->n - 1].quiet = told;
+		told = true;
+		ri++;
+		ai++;
+	}
+	for (; ri < o->n; ri++)
+		if (o->v[ri]->node != n &&
+		    add(it, '-', n, o->v[ri], true, NULL, err, errlen))
+			return -1;
+	for (; ai < l->n; ai++) {
+		if (in_origs(n, l->v[ai]))
+			continue;
+		if (add(it, '+', n, l->v[ai], false, NULL, err, errlen))
+			return -1;
+		it->v[it->n - 1].new_link = true;
+	}
+	return 0;
 }
 
 /* The items of one node. */
 static int collect(struct items *it, const struct diff_node *n, bool full,
 		   char *err, size_t errlen)
 {
-	const struct diff_entry *moved_to = NULL;
-	size_t first_new = 0;
-
+	if (n->merged)
+		return 0;
 	if (n->root)
 		return !full && n->changes ? add(it, 'M', n, NULL, false, NULL, err, errlen) : 0;
 	if (n->created) {
-		for (size_t i = 0; i < n->nlinks; i++)
-			if (add(it, '+', n, n->links[i], false, NULL, err, errlen))
+		for (size_t i = 0; i < n->links.n; i++)
+			if (add(it, '+', n, n->links.v[i], false, NULL, err, errlen))
 				return -1;
 		return 0;
 	}
-	if (!n->nlinks)
-		return add(it, '-', n, n->orig, true, NULL, err, errlen);
-	if (n->orig->node == n) {
-		if (n->changes && add(it, 'M', n, n->orig, false, NULL, err, errlen))
-			return -1;
-	} else {
-		moved_to = n->links[0];
-		first_new = 1;
-		if (add(it, 'R', n, moved_to, false, n->orig, err, errlen))
-			return -1;
-	}
-	for (size_t i = first_new; i < n->nlinks; i++) {
-		if (n->links[i] == n->orig)
-			continue;
-		if (add(it, '+', n, n->links[i], false, NULL, err, errlen))
-			return -1;
-		it->v[it->n - 1].new_link = true;
-	}
-	return 0;
+	return collect_old(it, n, err, errlen);
 }
 
 static int rank(char kind)
@@ -244,7 +209,8 @@ static void put_escaped(FILE *out, const char *s)
 
 static void text_item(FILE *out, const struct item *x)
 {
-	unsigned int ch = x->kind == '+' || x->kind == '-' ? 0 : x->node->changes;
+	unsigned int ch = x->kind == '+' || x->kind == '-' || x->quiet ? 0 :
+			  x->node->changes;
 	const char *sep = "\t";
 
 	putc_unlocked(x->kind, out);
@@ -355,7 +321,8 @@ static void json_item(FILE *out, const struct item *x)
 	const struct diff_node *n = x->node;
 	const char *change = x->kind == '+' ? "added" : x->kind == '-' ? "removed" :
 			     x->kind == 'R' ? "renamed" : "modified";
-	unsigned int ch = x->kind == '+' || x->kind == '-' ? 0 : n->changes;
+	unsigned int ch = x->kind == '+' || x->kind == '-' || x->quiet ? 0 :
+			  n->changes;
 	const char *type = type_name(n->type);
 	const char *sep = "";
 
@@ -367,7 +334,7 @@ static void json_item(FILE *out, const struct item *x)
 	}
 	if (type)
 		fprintf(out, ",\"type\":\"%s\"", type);
-	if (n->created && n->ino)
+	if (n->ino)
 		fprintf(out, ",\"ino\":%llu", (unsigned long long)n->ino);
 	if (x->new_link)
 		fputs(",\"hardlink\":true", out);
