@@ -186,12 +186,46 @@ static void src_file_forget(struct recv *r, const char *path, size_t len)
 /* ---------------------------------------------------------------------- */
 /* Creating inodes                                                         */
 
+/* Create the inode of c at name beneath dfd: 0 or errno, *what on failure. */
+static int create(struct recv *r, const struct bstream_cmd *c, int dfd,
+		  const char *name, const char **what)
+{
+	size_t len = c->attr[BTRFS_SEND_A_PATH].len;
+	int fd;
+
+	switch (c->cmd) {
+	case BTRFS_SEND_C_MKFILE:
+		*what = "cannot create file";
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return errno;
+		fcache_put(&r->files, c->path, len, fd);
+		fcache_find(&r->files, c->path, len)->mode = 0600;
+		return 0;
+	case BTRFS_SEND_C_MKDIR:
+		*what = "cannot create directory";
+		return mkdirat(dfd, name, 0700) ? errno : 0;
+	case BTRFS_SEND_C_MKNOD:
+		*what = "cannot create device node";
+		return mknodat(dfd, name, c->mode & S_IFMT, (dev_t)c->rdev) ? errno : 0;
+	case BTRFS_SEND_C_MKFIFO:
+		*what = "cannot create fifo";
+		return mknodat(dfd, name, S_IFIFO | 0600, 0) ? errno : 0;
+	case BTRFS_SEND_C_MKSOCK:
+		*what = "cannot create socket";
+		return mknodat(dfd, name, S_IFSOCK | 0600, 0) ? errno : 0;
+	default:
+		*what = "cannot create symlink";
+		return symlinkat(c->path_link, dfd, name) ? errno : 0;
+	}
+}
+
 static int make_inode(void *user, const struct bstream_cmd *c)
 {
 	struct recv *r = user;
 	size_t len = c->attr[BTRFS_SEND_A_PATH].len;
 	const char *name, *what;
-	int ret, dfd, fd;
+	int ret, dfd, err;
 
 	ret = recv_in_subvol(r, c);
 	if (ret <= 0)
@@ -199,51 +233,35 @@ static int make_inode(void *user, const struct bstream_cmd *c)
 	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, false);
 	if (ret <= 0)
 		return ret;
+	if (c->cmd == BTRFS_SEND_C_SYMLINK &&
+	    strlen(c->path_link) != c->attr[BTRFS_SEND_A_PATH_LINK].len)
+		return recv_fail(r, c, c->path, 0, "refusing symlink target: contains a NUL byte");
 	ret = recv_locate(r, c->path, len, &dfd, &name);
 	if (ret)
 		return recv_fail(r, c, c->path, -ret, "cannot open parent directory");
-
-	switch (c->cmd) {
-	case BTRFS_SEND_C_MKFILE:
-		what = "cannot create file";
-		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0) {
-			fcache_put(&r->files, c->path, len, fd);
-			fcache_find(&r->files, c->path, len)->mode = 0600;
-			return 0;
-		}
-		break;
-	case BTRFS_SEND_C_MKDIR:
-		what = "cannot create directory";
-		if (!mkdirat(dfd, name, 0700))
-			return 0;
-		break;
-	case BTRFS_SEND_C_MKNOD:
-		what = "cannot create device node";
-		if (!mknodat(dfd, name, c->mode & S_IFMT, (dev_t)c->rdev))
-			return 0;
-		break;
-	case BTRFS_SEND_C_MKFIFO:
-		what = "cannot create fifo";
-		if (!mknodat(dfd, name, S_IFIFO | 0600, 0))
-			return 0;
-		break;
-	case BTRFS_SEND_C_MKSOCK:
-		what = "cannot create socket";
-		if (!mknodat(dfd, name, S_IFSOCK | 0600, 0))
-			return 0;
-		break;
-	case BTRFS_SEND_C_SYMLINK:
-		if (strlen(c->path_link) != c->attr[BTRFS_SEND_A_PATH_LINK].len)
-			return recv_fail(r, c, c->path, 0, "refusing symlink target: contains a NUL byte");
-		what = "cannot create symlink";
-		if (!symlinkat(c->path_link, dfd, name))
-			return 0;
-		break;
-	default:
-		return 0;
+	for (int tries = 0;; tries++) {
+		err = create(r, c, dfd, name, &what);
+		if (!err || tries || err != EPERM || !recv_unlock(r, dfd, ""))
+			break;
 	}
-	return recv_fail(r, c, c->path, errno, "%s", what);
+	if (err)
+		return recv_fail(r, c, c->path, err, "%s", what);
+	return 0;
+}
+
+/* After EPERM on a namespace change: unlock both directories and inodes. */
+static bool unlock_names(struct recv *r, int err, int d1, const char *n1,
+			 int d2, const char *n2)
+{
+	bool any = false;
+
+	if (err != EPERM)
+		return false;
+	any |= recv_unlock(r, d1, "");
+	any |= d2 != d1 && recv_unlock(r, d2, "");
+	any |= n1 && recv_unlock(r, d1, n1);
+	any |= n2 && recv_unlock(r, d2, n2);
+	return any;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -255,7 +273,7 @@ static int do_rename(void *user, const struct bstream_cmd *c)
 	size_t flen = c->attr[BTRFS_SEND_A_PATH].len;
 	size_t tlen = c->attr[BTRFS_SEND_A_PATH_TO].len;
 	const char *fname, *tname;
-	int ret, fdfd, tdfd;
+	int ret, fdfd, tdfd, err;
 
 	ret = recv_in_subvol(r, c);
 	if (ret <= 0)
@@ -271,10 +289,15 @@ static int do_rename(void *user, const struct bstream_cmd *c)
 	ret = recv_locate(r, c->path_to, tlen, &tdfd, &tname);
 	if (ret)
 		return recv_fail(r, c, c->path_to, -ret, "cannot open parent directory of the new name");
-	if (renameat(fdfd, fname, tdfd, tname)) {
+	for (int tries = 0;; tries++) {
+		err = renameat(fdfd, fname, tdfd, tname) ? errno : 0;
+		if (!err || tries || !unlock_names(r, err, fdfd, fname, tdfd, tname))
+			break;
+	}
+	if (err) {
 		char q[320];
 
-		return recv_fail(r, c, c->path, errno, "cannot rename to '%s'",
+		return recv_fail(r, c, c->path, err, "cannot rename to '%s'",
 				 recv_quote(q, sizeof(q), c->path_to));
 	}
 	dcache_renamed(r->sv.dc, c->path, flen, c->path_to, tlen);
@@ -290,7 +313,7 @@ static int do_link(void *user, const struct bstream_cmd *c)
 	size_t len = c->attr[BTRFS_SEND_A_PATH].len;
 	size_t olen = c->attr[BTRFS_SEND_A_PATH_LINK].len;
 	const char *name, *oname;
-	int ret, dfd, odfd;
+	int ret, dfd, odfd, err;
 
 	ret = recv_in_subvol(r, c);
 	if (ret <= 0)
@@ -307,10 +330,15 @@ static int do_link(void *user, const struct bstream_cmd *c)
 	if (ret)
 		return recv_fail(r, c, c->path, -ret, "cannot open parent directory");
 	/* Flags 0: a symlink target is linked itself, never followed. */
-	if (linkat(odfd, oname, dfd, name, 0)) {
+	for (int tries = 0;; tries++) {
+		err = linkat(odfd, oname, dfd, name, 0) ? errno : 0;
+		if (!err || tries || !unlock_names(r, err, dfd, NULL, odfd, oname))
+			break;
+	}
+	if (err) {
 		char q[320];
 
-		return recv_fail(r, c, c->path, errno, "cannot link to '%s'",
+		return recv_fail(r, c, c->path, err, "cannot link to '%s'",
 				 recv_quote(q, sizeof(q), c->path_link));
 	}
 	return 0;
@@ -322,7 +350,7 @@ static int do_remove(void *user, const struct bstream_cmd *c)
 	size_t len = c->attr[BTRFS_SEND_A_PATH].len;
 	bool dir = c->cmd == BTRFS_SEND_C_RMDIR;
 	const char *name;
-	int ret, dfd;
+	int ret, dfd, err;
 
 	ret = recv_in_subvol(r, c);
 	if (ret <= 0)
@@ -333,8 +361,13 @@ static int do_remove(void *user, const struct bstream_cmd *c)
 	ret = recv_locate(r, c->path, len, &dfd, &name);
 	if (ret)
 		return recv_fail(r, c, c->path, -ret, "cannot open parent directory");
-	if (unlinkat(dfd, name, dir ? AT_REMOVEDIR : 0))
-		return recv_fail(r, c, c->path, errno, dir ? "cannot remove directory" : "cannot unlink");
+	for (int tries = 0;; tries++) {
+		err = unlinkat(dfd, name, dir ? AT_REMOVEDIR : 0) ? errno : 0;
+		if (!err || tries || !unlock_names(r, err, dfd, name, dfd, NULL))
+			break;
+	}
+	if (err)
+		return recv_fail(r, c, c->path, err, dir ? "cannot remove directory" : "cannot unlink");
 	if (dir)
 		dcache_removed(r->sv.dc, c->path, len);
 	else
@@ -389,6 +422,8 @@ int recv_data_fd(struct recv *r, const struct bstream_cmd *c, int *fd)
 	if (ret)
 		return recv_fail(r, c, c->path, -ret, "cannot open parent directory") < 0 ? -1 : 0;
 	*fd = recv_open_regular(dfd, name, O_WRONLY);
+	if (*fd == -EPERM && recv_unlock(r, dfd, name))
+		*fd = recv_open_regular(dfd, name, O_WRONLY);
 	if (*fd < 0)
 		return recv_fail(r, c, c->path, -*fd, "%s", open_what(*fd)) < 0 ? -1 : 0;
 	fcache_put(&r->files, c->path, len, *fd);

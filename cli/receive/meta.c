@@ -64,13 +64,21 @@ static int target(struct recv *r, const struct bstream_cmd *c, int *fd,
 	return 1;
 }
 
+/* After err from an operation on a target (fd, or name beneath dfd): retry? */
+static bool unlocked(struct recv *r, int err, int fd, int dfd, const char *name)
+{
+	if (err != EPERM)
+		return false;
+	return fd >= 0 ? recv_unlock(r, fd, "") : recv_unlock(r, dfd, name);
+}
+
 int recv_chown(void *user, const struct bstream_cmd *c)
 {
 	struct recv *r = user;
 	struct fcache_ent *fe;
 	const char *name;
 	struct stat st;
-	int ret, fd, dfd;
+	int ret, fd, dfd, err;
 
 	ret = target(r, c, &fd, &dfd, &name);
 	if (ret <= 0)
@@ -88,12 +96,17 @@ int recv_chown(void *user, const struct bstream_cmd *c)
 	}
 	if (ret)
 		return recv_fail(r, c, c->path, errno, "cannot find inode");
-	if (fd >= 0)
-		ret = fchown(fd, (uid_t)c->uid, (gid_t)c->gid);
-	else
-		ret = fchownat(dfd, name, (uid_t)c->uid, (gid_t)c->gid, AT_SYMLINK_NOFOLLOW);
-	if (ret)
-		return recv_fail(r, c, c->path, errno, "cannot chown to %" PRIu64 ":%" PRIu64,
+	for (int tries = 0;; tries++) {
+		if (fd >= 0)
+			ret = fchown(fd, (uid_t)c->uid, (gid_t)c->gid);
+		else
+			ret = fchownat(dfd, name, (uid_t)c->uid, (gid_t)c->gid, AT_SYMLINK_NOFOLLOW);
+		err = ret ? errno : 0;
+		if (!err || tries || !unlocked(r, err, fd, dfd, name))
+			break;
+	}
+	if (err)
+		return recv_fail(r, c, c->path, err, "cannot chown to %" PRIu64 ":%" PRIu64,
 				 c->uid, c->gid);
 
 	/*
@@ -120,26 +133,29 @@ int recv_chmod(void *user, const struct bstream_cmd *c)
 	struct fcache_ent *fe;
 	const char *name;
 	struct stat st;
-	int ret, fd, dfd;
+	int ret, fd, dfd, err;
 
 	ret = target(r, c, &fd, &dfd, &name);
 	if (ret <= 0)
 		return ret;
-	if (fd >= 0) {
-		ret = fchmod(fd, mode);
-		fe = fcache_find(&r->files, c->path, c->attr[BTRFS_SEND_A_PATH].len);
-		if (fe)
-			fe->mode = ret ? -1 : (int)mode;
-	} else {
+	if (fd < 0) {
 		/* fchmodat() follows a symlink in the last component: refuse one. */
-		ret = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
-		if (!ret && S_ISLNK(st.st_mode))
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+			return recv_fail(r, c, c->path, errno, "cannot find inode");
+		if (S_ISLNK(st.st_mode))
 			return recv_fail(r, c, c->path, 0, "refusing to chmod a symlink");
-		if (!ret)
-			ret = fchmodat(dfd, name, mode, 0);
 	}
-	if (ret)
-		return recv_fail(r, c, c->path, errno, "cannot chmod to %04o", mode);
+	for (int tries = 0;; tries++) {
+		ret = fd >= 0 ? fchmod(fd, mode) : fchmodat(dfd, name, mode, 0);
+		err = ret ? errno : 0;
+		if (!err || tries || !unlocked(r, err, fd, dfd, name))
+			break;
+	}
+	fe = fd >= 0 ? fcache_find(&r->files, c->path, c->attr[BTRFS_SEND_A_PATH].len) : NULL;
+	if (fe)
+		fe->mode = err ? -1 : (int)mode;
+	if (err)
+		return recv_fail(r, c, c->path, err, "cannot chmod to %04o", mode);
 	return 0;
 }
 
@@ -149,7 +165,7 @@ int recv_utimes(void *user, const struct bstream_cmd *c)
 	size_t len = c->attr[BTRFS_SEND_A_PATH].len;
 	struct timespec ts[2];
 	const char *name;
-	int ret, fd, dfd;
+	int ret, fd, dfd = -1, err;
 
 	ret = recv_in_subvol(r, c);
 	if (ret <= 0)
@@ -175,16 +191,19 @@ int recv_utimes(void *user, const struct bstream_cmd *c)
 		return 0;
 
 	fd = fcache_get(&r->files, c->path, len);
-	if (fd >= 0) {
-		ret = futimens(fd, ts);
-	} else {
+	if (fd < 0) {
 		ret = recv_locate(r, c->path, len, &dfd, &name);
 		if (ret)
 			return recv_fail(r, c, c->path, -ret, "cannot open parent directory");
-		ret = utimensat(dfd, name, ts, AT_SYMLINK_NOFOLLOW);
 	}
-	if (ret)
-		return recv_fail(r, c, c->path, errno, "cannot set times");
+	for (int tries = 0;; tries++) {
+		ret = fd >= 0 ? futimens(fd, ts) : utimensat(dfd, name, ts, AT_SYMLINK_NOFOLLOW);
+		err = ret ? errno : 0;
+		if (!err || tries || !unlocked(r, err, fd, dfd, name))
+			break;
+	}
+	if (err)
+		return recv_fail(r, c, c->path, err, "cannot set times");
 	return 0;
 }
 
@@ -192,31 +211,35 @@ static int xattr_common(struct recv *r, const struct bstream_cmd *c, bool set)
 {
 	const char *name, *what = set ? "cannot set xattr" : "cannot remove xattr";
 	const char *xname = c->xattr_name;
-	int ret, fd, dfd;
+	int ret, fd, dfd, err;
 
 	ret = target(r, c, &fd, &dfd, &name);
 	if (ret <= 0)
 		return ret;
 	if (strlen(xname) != c->attr[BTRFS_SEND_A_XATTR_NAME].len || !*xname)
 		return recv_fail(r, c, c->path, EINVAL, "refusing xattr name");
-	if (fd >= 0) {
-		ret = set ? fsetxattr(fd, xname, c->xattr_data, c->xattr_data_len, 0)
-			  : fremovexattr(fd, xname);
-	} else {
-		/*
-		 * There is no setxattrat(): make the directory the working
-		 * directory and name the last component alone, never
-		 * following it (l*xattr).
-		 */
-		if (fchdir(dfd))
-			return recv_fail(r, c, c->path, errno, "cannot enter parent directory");
-		ret = set ? lsetxattr(name, xname, c->xattr_data, c->xattr_data_len, 0)
-			  : lremovexattr(name, xname);
+	/*
+	 * There is no setxattrat(): without a descriptor of the inode, make
+	 * the directory the working directory and name the last component
+	 * alone, never following it (l*xattr).
+	 */
+	if (fd < 0 && fchdir(dfd))
+		return recv_fail(r, c, c->path, errno, "cannot enter parent directory");
+	for (int tries = 0;; tries++) {
+		if (fd >= 0)
+			ret = set ? fsetxattr(fd, xname, c->xattr_data, c->xattr_data_len, 0)
+				  : fremovexattr(fd, xname);
+		else
+			ret = set ? lsetxattr(name, xname, c->xattr_data, c->xattr_data_len, 0)
+				  : lremovexattr(name, xname);
+		err = ret ? errno : 0;
+		if (!err || tries || !unlocked(r, err, fd, dfd, name))
+			break;
 	}
-	if (ret) {
+	if (err) {
 		char q[320];
 
-		return recv_fail(r, c, c->path, errno, "%s '%s'", what,
+		return recv_fail(r, c, c->path, err, "%s '%s'", what,
 				 recv_quote(q, sizeof(q), xname));
 	}
 	return 0;
@@ -379,6 +402,37 @@ int recv_apply_late_flags(struct recv *r)
 		}
 	}
 	return ret;
+}
+
+bool recv_unlock(struct recv *r, int dfd, const char *name)
+{
+	struct stat st;
+	int fd = dfd, flags;
+	bool done = false;
+
+	if (*name) {
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)))
+			return false;
+		fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0)
+			return false;
+	} else if (fstat(fd, &st)) {
+		return false;
+	}
+	if (!ioctl(fd, FS_IOC_GETFLAGS, &flags) && (flags & LATE_FL)) {
+		/* An entry exists if a FILEATTR already decided the end state. */
+		if ((late_find(&r->sv, st.st_ino) ||
+		     !late_set(&r->sv, fd, st.st_ino, flags & LATE_FL)) &&
+		    !set_flags(fd, LATE_FL, 0)) {
+			recv_info(r, 2, "inode %llu: immutable/append-only cleared until the subvolume is done",
+				  (unsigned long long)st.st_ino);
+			done = true;
+		}
+	}
+	if (fd != dfd)
+		close(fd);
+	return done;
 }
 
 int recv_fileattr(void *user, const struct bstream_cmd *c)

@@ -244,6 +244,13 @@ int recv_remove_xattr(void *user, const struct bstream_cmd *c);
 int recv_fileattr(void *user, const struct bstream_cmd *c);
 int recv_enable_verity(void *user, const struct bstream_cmd *c);
 
+/*
+ * After EPERM: if inode name beneath dfd ("" for dfd itself) is immutable
+ * or append-only -- flags a parent received by us can carry -- clear them
+ * until the subvolume is finished (when they come back unless a FILEATTR
+ * says otherwise).  True if they were cleared: retry the operation.
+ */
+bool recv_unlock(struct recv *r, int dfd, const char *name);
 /* Translate btrfs inode flags (FILEATTR) to FS_*_FL. */
 unsigned int recv_btrfs_to_fsflags(uint64_t btrfs_flags);
 /* Apply the deferred immutable/append-only flags of the subvolume. */

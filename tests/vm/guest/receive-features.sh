@@ -75,6 +75,49 @@ check "  encoded write refused on NOCOW, decompressed instead" \
 check "  compression flag" test "$(flags_of $dst/flags/comp)" = c
 check "  marked received" is_received $dst/flags $U2
 
+# Incrementals onto a parent whose inodes are immutable or append-only
+# (which our receive sets and btrfs-progs never does): the flags are lifted
+# for the stream's changes and come back unless a FILEATTR changes them.
+P=0d0d0d0d-1111-4222-8333-444444444444 C=0e0e0e0e-1111-4222-8333-444444444444
+"$MKSTREAM" -o $st/locked <<EOF
+stream version=2
+subvol path=locked uuid=$P ctransid=5
+mkdir path=d ino=257
+mkfile path=d/f ino=258
+write path=d/f file_offset=0 data=text:original
+fileattr path=d/f fileattr=0x40
+mkfile path=a ino=259
+write path=a file_offset=0 data=text:log
+fileattr path=a fileattr=0x80
+mkfile path=gone ino=260
+fileattr path=gone fileattr=0x40
+fileattr path=d fileattr=0x40
+end
+EOF
+"$MKSTREAM" -o $st/unlocked <<EOF
+stream version=2
+snapshot path=unlocked uuid=$C ctransid=6 clone_uuid=$P clone_ctransid=5
+write path=d/f file_offset=0 data=text:changed!
+mkfile path=o300-6-0 ino=300
+rename path=o300-6-0 path_to=d/new
+utimes path=d atime=1 mtime=2 ctime=3
+write path=a file_offset=0 data=text:rewritten
+fileattr path=a fileattr=0
+unlink path=gone
+end
+EOF
+check "parent with immutable and append-only inodes" ours_received $st/locked $dst
+check "incremental changing them" ours_received $st/unlocked $dst
+check "  immutable file changed, immutable again" \
+	test "$(cat $dst/unlocked/d/f):$(flags_of $dst/unlocked/d/f)" = "changed!:i"
+check "  immutable directory got its entry, immutable again" \
+	test "$(ls $dst/unlocked/d | tr '\n' ' '):$(flags_of $dst/unlocked/d):$(stat -c %Y $dst/unlocked/d)" = "f new :i:2"
+check "  append-only file rewritten, flag cleared by FILEATTR" \
+	test "$(cat $dst/unlocked/a):$(flags_of $dst/unlocked/a)" = "rewritten:"
+check "  immutable file deleted" test ! -e $dst/unlocked/gone
+check "  parent unchanged" test "$(cat $dst/locked/d/f):$(flags_of $dst/locked/d/f)" = "original:i"
+check "  marked received" is_received $dst/unlocked $C
+
 # fs-verity (protocol 3): data, then ENABLE_VERITY, then times.  SHA-512
 # is a module in Debian's kernel, and the guest cannot autoload it.
 modprobe sha512_generic || die "modprobe sha512_generic"
