@@ -1,0 +1,10 @@
+#!/bin/bash
+# btrfs-stream send and diff on the stock module, one boot: streams
+# byte-identical to btrfs-progs' for every option, the same refusals, the
+# progress line and its estimate; diff of real snapshots against expected
+# reports and an oracle.
+cd "$(dirname "$0")/../.." || exit 1
+exec tests/vm/run --module stock --disks 3 -- bash -c '
+	tests/vm/guest/sendcli-compare.sh; a=$?
+	DIFF_DEV=/dev/vdd tests/vm/guest/diff-snapshots.sh; b=$?
+	[ $a = 0 ] && [ $b = 0 ]'
