@@ -2,15 +2,21 @@
 /*
  * Wire format of the btrfs send stream.
  *
- * This header is shared verbatim by the kernel (as fs/btrfs/send-wire.h) and
- * by libbtrfs-stream, so it may only use <linux/types.h> and must compile in
- * both worlds.  Every number below is on the wire: never renumber.
+ * The kernel's send code and libbtrfs-stream share this header verbatim, so
+ * it may only rely on <linux/types.h> and must compile in both worlds.
+ * Every number below is on the wire: never renumber.
  */
 
 #ifndef BTRFS_SEND_WIRE_H
 #define BTRFS_SEND_WIRE_H
 
 #include <linux/types.h>
+#ifdef __KERNEL__
+#include <linux/build_bug.h>
+#include <linux/compiler_attributes.h>
+#else
+#include <btrfs-stream/userspace-compat.h>
+#endif
 
 #define BTRFS_SEND_STREAM_MAGIC		"btrfs-stream"
 #define BTRFS_SEND_STREAM_MAGIC_LEN	13	/* including the NUL */
@@ -22,31 +28,31 @@
 struct btrfs_send_stream_header {
 	char magic[BTRFS_SEND_STREAM_MAGIC_LEN];
 	__le32 version;
-} __attribute__((__packed__));
+} __packed;
 
 /* Command header: payload length, command number, CRC32C (seed 0). */
 struct btrfs_send_cmd_header {
 	__le32 len;
 	__le16 cmd;
 	__le32 crc;
-} __attribute__((__packed__));
+} __packed;
 
 /* Attribute header; in v2+ DATA has only the type, see below. */
 struct btrfs_send_tlv_header {
 	__le16 tlv_type;
 	__le16 tlv_len;
-} __attribute__((__packed__));
+} __packed;
 
 /* On-wire timespec: signed seconds, then nanoseconds. */
 struct btrfs_send_timespec {
 	__le64 sec;
 	__le32 nsec;
-} __attribute__((__packed__));
+} __packed;
 
-_Static_assert(sizeof(struct btrfs_send_stream_header) == 17, "stream header");
-_Static_assert(sizeof(struct btrfs_send_cmd_header) == 10, "command header");
-_Static_assert(sizeof(struct btrfs_send_tlv_header) == 4, "tlv header");
-_Static_assert(sizeof(struct btrfs_send_timespec) == 12, "timespec");
+static_assert(sizeof(struct btrfs_send_stream_header) == 17, "stream header");
+static_assert(sizeof(struct btrfs_send_cmd_header) == 10, "command header");
+static_assert(sizeof(struct btrfs_send_tlv_header) == 4, "tlv header");
+static_assert(sizeof(struct btrfs_send_timespec) == 12, "timespec");
 
 enum btrfs_send_cmd {
 	BTRFS_SEND_C_UNSPEC		= 0,
