@@ -11,7 +11,7 @@ LDLIBS ?=
 BINS :=
 UNIT_TESTS :=
 
-.PHONY: all deps userspace check check-unit check-vm demo bench kernel series clean
+.PHONY: all deps userspace check check-unit check-vm check-long demo bench kernel series clean
 all: userspace
 
 # Each component owns one fragment; the top level only wires them together.
@@ -28,15 +28,25 @@ kernel: deps
 series: kernel
 	@kernel/scripts/export-series
 
+# Long randomized or large-tree VM runs stay out of make check (CI has 90
+# minutes in all); make check-long runs them.
+VM_TESTS = $(filter-out %-long.sh,$(sort $(wildcard tests/vm/t[0-9]*.sh)))
+LONG_TESTS = $(sort $(wildcard tests/vm/t[0-9]*-long.sh))
+SMOKE_TESTS = $(wildcard tests/fuzz/smoke.t)
+
 check-unit: userspace
 	@tests/run-tests --report $(B)/unit.results $(UNIT_TESTS)
 
 check-vm: kernel userspace
-	@tests/run-tests --report $(B)/vm.results tests/vm/t[0-9]*.sh
+	@tests/run-tests --report $(B)/vm.results $(VM_TESTS)
+
+check-long: kernel userspace
+	@SEND_LONG=1 tests/run-tests --report $(B)/long.results $(LONG_TESTS)
 
 check: deps
 	@$(MAKE) --no-print-directory userspace kernel
-	@tests/run-tests --report $(B)/all.results $(UNIT_TESTS) tests/vm/t[0-9]*.sh kernel/scripts/check-series
+	@tests/run-tests --report $(B)/all.results $(UNIT_TESTS) $(SMOKE_TESTS) \
+		$(VM_TESTS) kernel/scripts/check-series
 
 demo: deps
 	@$(MAKE) --no-print-directory userspace kernel
