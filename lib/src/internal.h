@@ -50,6 +50,15 @@ static inline void put_le64(uint8_t *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
+/*
+ * The CRC register is linear: crc(reg, A || B) = zeros(crc(reg, A), |B|) ^
+ * crc(0, B).  The reader's read-ahead threads compute crc(0, block) of each
+ * BSTREAM_CRC_BLOCK bytes they read, and the reader merges those into
+ * command CRCs with bstream_crc_zeros_block() (append that many zeros).
+ */
+#define BSTREAM_CRC_BLOCK	12288
+uint32_t bstream_crc_zeros_block(uint32_t reg);
+
 /* Error message buffer kept on each handle. */
 #define BSTREAM_MSG_LEN 512
 
