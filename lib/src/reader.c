@@ -8,9 +8,27 @@
  * place, so DATA is never copied.  Only the tail of a command that straddles
  * the end of the buffer is moved to its start, and the buffer only grows
  * for a single command larger than itself (bounded by max_cmd_size).
+ *
+ * Once a regular file (or block device) has filled the buffer once, so it
+ * is not a small stream, a read-ahead thread shares the reading with the
+ * consumer: copying from the page cache costs about twice what the CRC
+ * does, so the thread and the consumer each copy every other slot of input
+ * with pread(2) and CRC it in blocks while the data is in their CPU's
+ * cache; the consumer merges block CRCs into command CRCs and parses.
+ * Each slot has headroom in front of its data where the consumer copies
+ * the unconsumed tail of the previous slot, so commands stay contiguous and
+ * are still handed out in place.  The thread is the reader's own: started
+ * and joined inside the handle's calls, never running after
+ * bstream_reader_free() or a new input is set (a process that forks while
+ * a reader reads ahead must not use that reader in the child).  Pipes are
+ * read synchronously: a thread blocked on a pipe, or holding it open,
+ * would change when the writer sees EPIPE.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +41,45 @@
 #define DEFAULT_MAX_CMD		(64u << 20)
 /* mmap window: big enough to amortise the mapping, small for RSS. */
 #define MAP_WINDOW		(4u << 20)
+/*
+ * Read-ahead: slots in flight (a multiple of 2: the thread uses the even
+ * ones), the headroom in front of each (Linux's commands are at most
+ * 192 KiB; the tail of a longer one goes through the reader's own buffer)
+ * and the smallest buffer worth a thread.
+ */
+#define RA_SLOTS		4
+#define RA_HEADROOM		(256u << 10)
+#define RA_MIN_BUF		(64u << 10)
+#define RA_STACK		(256u << 10)
+
+struct ra_slot {
+	uint8_t *mem;		/* RA_HEADROOM bytes, then the data */
+	uint64_t index;		/* which slot of the input it holds */
+	bool ready;		/* index is filled: len, err, eof are set */
+	size_t len;		/* bytes of data */
+	int err;		/* errno of the read that failed after them */
+	bool eof;		/* input ended after them */
+	uint32_t *bcrc;		/* crc(0, block) of each BSTREAM_CRC_BLOCK */
+};
+
+/*
+ * State shared with the read-ahead thread; the lock guards freed, done,
+ * stop and the ready flags.  Slot i of the input goes to slot[i % RA_SLOTS].
+ */
+struct readahead {
+	pthread_t thread;
+	bool running;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int fd;				/* our dup of the reader's fd */
+	off_t start;			/* slot i is read at start + i * cap */
+	size_t cap;			/* data bytes per slot */
+	bstream_crc_fn crc;		/* for block CRCs, NULL: none */
+	struct ra_slot slot[RA_SLOTS];
+	uint64_t freed;			/* slots given back by the consumer */
+	bool done;			/* end of input or error seen */
+	bool stop;
+};
 
 enum reader_state {
 	ST_HEADER,	/* a stream header (or clean EOF after END) comes next */
@@ -35,6 +92,7 @@ struct bstream_reader {
 	unsigned int flags;
 	uint32_t max_version;
 	size_t max_cmd;
+	size_t buf_size;	/* as configured (cap grows for big commands) */
 	bstream_crc_fn crc;
 
 	/* Input */
@@ -48,7 +106,18 @@ struct bstream_reader {
 	size_t map_len;
 	uint64_t file_size;	/* as last seen by fstat (mapped mode) */
 	uint64_t map_start;	/* file offset where reading started */
+	off_t fd_start;		/* file offset of the fd when set (seekable) */
 	bool eof;
+	/* Read-ahead (fd mode, see fill_ra()) */
+	struct readahead *ra;	/* allocated once, kept for the next input */
+	bool ra_running;	/* the thread was started for this input */
+	bool ra_failed;		/* it could not be: read synchronously */
+	uint64_t ra_taken;	/* slots taken by the consumer */
+	bool ra_held;		/* base points into the last slot taken */
+	int ra_err;		/* errno of the thread's failed read */
+	/* Block CRCs of the slot base points into, for base[bcrc_lo, bcrc_hi) */
+	const uint32_t *bcrc;
+	size_t bcrc_lo, bcrc_hi;
 	uint8_t *buf;		/* owned buffer (fd mode) */
 	size_t cap;
 	const uint8_t *base;	/* window: buf or the caller's memory */
@@ -87,6 +156,7 @@ struct bstream_reader *bstream_reader_new(const struct bstream_reader_opts *opts
 	r->cap = opts->buf_size ? opts->buf_size : DEFAULT_BUF_SIZE;
 	if (r->cap < 64)
 		r->cap = 64;
+	r->buf_size = r->cap;
 	r->max_cmd = opts->max_cmd_size ? opts->max_cmd_size : DEFAULT_MAX_CMD;
 	if (r->max_cmd < BSTREAM_CMD_HDR_LEN)
 		r->max_cmd = BSTREAM_CMD_HDR_LEN;
@@ -98,7 +168,225 @@ struct bstream_reader *bstream_reader_new(const struct bstream_reader_opts *opts
 		return NULL;
 	}
 	r->fd = -1;
+	r->ra_held = false;
 	return r;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Read-ahead thread                                                       */
+
+/*
+ * Read slot index into s: one pread(2) of a slot's worth (short: the end
+ * of the file), then the CRC of each block while it is in this CPU's cache.
+ */
+static void ra_fill_slot(struct readahead *ra, struct ra_slot *s, uint64_t index)
+{
+	uint8_t *data = s->mem + RA_HEADROOM;
+	ssize_t n;
+
+	do {
+		n = pread(ra->fd, data, ra->cap, ra->start + (off_t)(index * ra->cap));
+	} while (n < 0 && errno == EINTR);
+	s->len = n > 0 ? (size_t)n : 0;
+	s->err = n < 0 ? errno : 0;
+	s->eof = n >= 0 && (size_t)n < ra->cap;
+	for (size_t off = 0; ra->crc && off < s->len; off += BSTREAM_CRC_BLOCK) {
+		size_t l = s->len - off;
+
+		s->bcrc[off / BSTREAM_CRC_BLOCK] =
+			ra->crc(0, data + off, l < BSTREAM_CRC_BLOCK ? l : BSTREAM_CRC_BLOCK);
+	}
+}
+
+/* Mark s filled, with the lock held. */
+static void ra_publish(struct readahead *ra, struct ra_slot *s)
+{
+	s->ready = true;
+	if (s->err || s->eof)
+		ra->done = true;
+	pthread_cond_broadcast(&ra->cond);
+}
+
+/*
+ * The read-ahead thread reads the even slots, the consumer the odd ones
+ * (see ra_take()): two threads on two CPUs share the copying without a
+ * third one competing with them.
+ */
+static void *ra_main(void *arg)
+{
+	struct readahead *ra = arg;
+
+	pthread_mutex_lock(&ra->lock);
+	for (uint64_t index = 0;; index += 2) {
+		struct ra_slot *s = &ra->slot[index % RA_SLOTS];
+
+		while (!ra->stop && !ra->done && index - ra->freed >= RA_SLOTS)
+			pthread_cond_wait(&ra->cond, &ra->lock);
+		if (ra->stop || ra->done)
+			break;
+		s->index = index;
+		s->ready = false;
+		pthread_mutex_unlock(&ra->lock);
+		ra_fill_slot(ra, s, index);
+		pthread_mutex_lock(&ra->lock);
+		ra_publish(ra, s);
+	}
+	pthread_mutex_unlock(&ra->lock);
+	return NULL;
+}
+
+static void ra_free(struct readahead *ra)
+{
+	if (!ra)
+		return;
+	for (int i = 0; i < RA_SLOTS; i++) {
+		free(ra->slot[i].mem);
+		free(ra->slot[i].bcrc);
+	}
+	pthread_mutex_destroy(&ra->lock);
+	pthread_cond_destroy(&ra->cond);
+	free(ra);
+}
+
+static struct readahead *ra_alloc(size_t cap)
+{
+	struct readahead *ra = calloc(1, sizeof(*ra));
+
+	if (!ra)
+		return NULL;
+	pthread_mutex_init(&ra->lock, NULL);
+	pthread_cond_init(&ra->cond, NULL);
+	ra->cap = cap;
+	for (int i = 0; i < RA_SLOTS; i++) {
+		/*
+		 * Page-aligned: copying from the page cache to a destination
+		 * off by 16 bytes (plain malloc) measured 1.5x slower.
+		 */
+		if (posix_memalign((void **)&ra->slot[i].mem, 4096, RA_HEADROOM + cap))
+			ra->slot[i].mem = NULL;
+		ra->slot[i].bcrc = malloc((cap / BSTREAM_CRC_BLOCK + 1) * sizeof(uint32_t));
+		if (!ra->slot[i].mem || !ra->slot[i].bcrc) {
+			ra_free(ra);
+			return NULL;
+		}
+	}
+	return ra;
+}
+
+static void ra_join(struct readahead *ra)
+{
+	pthread_mutex_lock(&ra->lock);
+	ra->stop = true;
+	pthread_cond_broadcast(&ra->cond);
+	pthread_mutex_unlock(&ra->lock);
+	if (ra->running)
+		pthread_join(ra->thread, NULL);
+	ra->running = false;
+}
+
+/*
+ * Start reading ahead of the consumer, from where the synchronous reads
+ * stopped, if the input is a regular file or a block device.  Reads go
+ * through our own dup of the fd, so a caller that closes its fd before
+ * freeing the reader cannot make the thread read some other file that got
+ * the number; the thread blocks every signal, which stay with the caller's
+ * threads.  On any failure the reader simply goes on reading synchronously.
+ */
+static bool ra_start(struct bstream_reader *r)
+{
+	struct readahead *ra = r->ra;
+	pthread_attr_t attr;
+	sigset_t all, old;
+	struct stat st;
+
+	if (fstat(r->fd, &st) || !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))) {
+		r->ra_failed = true;
+		return false;
+	}
+	if (!ra)
+		ra = r->ra = ra_alloc(r->buf_size);
+	if (!ra || pthread_attr_init(&attr)) {
+		r->ra_failed = true;
+		return false;
+	}
+	ra->fd = fcntl(r->fd, F_DUPFD_CLOEXEC, 0);
+	ra->start = r->fd_start + (off_t)(r->base_off + r->end);
+	ra->crc = r->flags & BSTREAM_READ_NO_CRC ? NULL : r->crc;
+	ra->freed = 0;
+	ra->done = ra->stop = false;
+	for (int i = 0; i < RA_SLOTS; i++)
+		ra->slot[i].ready = false;
+	pthread_attr_setstacksize(&attr, RA_STACK);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ra->running = ra->fd >= 0 && !pthread_create(&ra->thread, &attr, ra_main, ra);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (!ra->running) {
+		if (ra->fd >= 0)
+			close(ra->fd);
+		r->ra_failed = true;
+		return false;
+	}
+	r->ra_running = true;
+	r->ra_taken = 0;
+	r->ra_held = false;
+	return true;
+}
+
+/*
+ * Stop and join the thread (the slots stay allocated for the next
+ * input).  The fd is left where read(2) would have left it: after the
+ * bytes taken into the window.
+ */
+static void ra_stop(struct bstream_reader *r)
+{
+	struct readahead *ra = r->ra;
+
+	if (!r->ra_running)
+		return;
+	ra_join(ra);
+	lseek(ra->fd, r->fd_start + (off_t)(r->base_off + r->end), SEEK_SET);
+	close(ra->fd);
+	r->ra_running = false;
+	r->ra_held = false;
+}
+
+/*
+ * Next slot in input order: an even one from the thread (waiting for it),
+ * an odd one read here.  Its position in slot[] is free: the consumer
+ * holds at most the slot before it, the thread only even positions.
+ */
+static struct ra_slot *ra_take(struct bstream_reader *r)
+{
+	struct readahead *ra = r->ra;
+	uint64_t index = r->ra_taken++;
+	struct ra_slot *s = &ra->slot[index % RA_SLOTS];
+
+	if (index % 2) {
+		s->index = index;
+		ra_fill_slot(ra, s, index);
+		pthread_mutex_lock(&ra->lock);
+		ra_publish(ra, s);
+		pthread_mutex_unlock(&ra->lock);
+		return s;
+	}
+	pthread_mutex_lock(&ra->lock);
+	while (!s->ready || s->index != index)
+		pthread_cond_wait(&ra->cond, &ra->lock);
+	pthread_mutex_unlock(&ra->lock);
+	return s;
+}
+
+/* Give back the oldest slot taken (slots are given back in order). */
+static void ra_give_back(struct bstream_reader *r)
+{
+	struct readahead *ra = r->ra;
+
+	pthread_mutex_lock(&ra->lock);
+	ra->freed++;
+	pthread_cond_broadcast(&ra->cond);
+	pthread_mutex_unlock(&ra->lock);
 }
 
 static void unmap(struct bstream_reader *r)
@@ -113,6 +401,8 @@ void bstream_reader_free(struct bstream_reader *r)
 {
 	if (!r)
 		return;
+	ra_stop(r);
+	ra_free(r->ra);
 	unmap(r);
 	free(r->buf);
 	free(r->strings);
@@ -121,6 +411,10 @@ void bstream_reader_free(struct bstream_reader *r)
 
 static void reset_input(struct bstream_reader *r)
 {
+	ra_stop(r);
+	r->ra_failed = false;
+	r->ra_err = 0;
+	r->bcrc = NULL;
 	unmap(r);
 	r->mapped = false;
 	r->have_input = true;
@@ -140,7 +434,9 @@ int bstream_reader_set_fd(struct bstream_reader *r, int fd)
 	if (!r || fd < 0)
 		return -BSTREAM_E_INVAL;
 	if (!r->buf) {
-		r->buf = malloc(r->cap);
+		/* Aligned, so that reads from the page cache copy fast. */
+		if (posix_memalign((void **)&r->buf, 4096, r->cap))
+			r->buf = NULL;
 		if (!r->buf)
 			return bstream_set_error(r->msg, BSTREAM_E_NOMEM,
 						 "cannot allocate %zu byte read buffer",
@@ -150,7 +446,8 @@ int bstream_reader_set_fd(struct bstream_reader *r, int fd)
 	r->fd = fd;
 	r->mem = false;
 	r->base = r->buf;
-	r->seekable = lseek(fd, 0, SEEK_CUR) != (off_t)-1;
+	r->fd_start = lseek(fd, 0, SEEK_CUR);
+	r->seekable = r->fd_start != (off_t)-1;
 	r->exact = (r->flags & BSTREAM_READ_STOP_AT_END) && !r->seekable;
 	if (r->flags & BSTREAM_READ_MMAP) {
 		struct stat st;
@@ -257,15 +554,110 @@ static ssize_t fill_mapped(struct bstream_reader *r, size_t need)
 	return len - delta < need ? (ssize_t)(len - delta) : (ssize_t)need;
 }
 
+/*
+ * Put the have unconsumed bytes at tail and the len bytes of data after
+ * each other in the reader's own buffer, growing it if needed (for commands
+ * whose tail does not fit a slot's headroom).
+ */
+static int gather(struct bstream_reader *r, const uint8_t *tail, size_t have,
+		  const uint8_t *data, size_t len)
+{
+	if (have + len > r->cap) {
+		size_t ncap = r->cap;
+		uint8_t *nbuf;
+
+		while (ncap < have + len)
+			ncap = ncap > SIZE_MAX / 2 ? have + len : ncap * 2;
+		nbuf = malloc(ncap);
+		if (!nbuf)
+			return fail(r, BSTREAM_E_NOMEM, false,
+				    "cannot allocate %zu byte buffer for command at offset %" PRIu64,
+				    ncap, r->base_off + r->pos);
+		memcpy(nbuf, tail, have);
+		free(r->buf);
+		r->buf = nbuf;
+		r->cap = ncap;
+	} else {
+		memmove(r->buf, tail, have);
+	}
+	memcpy(r->buf + have, data, len);
+	return 0;
+}
+
+/*
+ * fill() with the read-ahead thread: take slots until need bytes are
+ * contiguous.  The unconsumed tail moves into the headroom in front of the
+ * next slot's data (or, if longer, everything into the reader's buffer), so
+ * a slot is given back as soon as the window leaves it.
+ */
+static ssize_t fill_ra(struct bstream_reader *r, size_t need)
+{
+	size_t have = r->end - r->pos;
+
+	while (have < need && !r->eof) {
+		struct ra_slot *s = ra_take(r);
+		const uint8_t *tail = r->base + r->pos;
+		uint8_t *data = s->mem + RA_HEADROOM;
+		bool held = r->ra_held;
+
+		if (s->err || s->eof) {
+			r->eof = true;
+			r->ra_err = s->err;
+		}
+		r->base_off += r->pos;
+		r->pos = 0;
+		if (have <= RA_HEADROOM) {
+			memcpy(data - have, tail, have);
+			r->base = data - have;
+			r->end = have + s->len;
+			r->bcrc = r->ra->crc ? s->bcrc : NULL;
+			r->bcrc_lo = have;
+			r->bcrc_hi = r->end;
+			if (held)
+				ra_give_back(r);
+			r->ra_held = true;
+		} else {
+			int ret = gather(r, tail, have, data, s->len);
+
+			if (ret)
+				return ret;
+			r->base = r->buf;
+			r->end = have + s->len;
+			r->bcrc = NULL;
+			if (held)
+				ra_give_back(r);
+			ra_give_back(r);
+			r->ra_held = false;
+		}
+		have = r->end;
+	}
+	if (have < need && r->ra_err)
+		return fail(r, BSTREAM_E_IO, false,
+			    "read failed at offset %" PRIu64 ": %s",
+			    r->base_off + r->end, strerror(r->ra_err));
+	return have < need ? (ssize_t)have : (ssize_t)need;
+}
+
+/* Whether to try reading ahead: a seekable fd that filled the buffer once. */
+static bool ra_wanted(const struct bstream_reader *r)
+{
+	return r->seekable && !r->ra_failed && r->buf_size >= RA_MIN_BUF &&
+	       r->base_off + r->end >= r->buf_size;
+}
+
 static ssize_t fill(struct bstream_reader *r, size_t need)
 {
 	size_t have = r->end - r->pos;
 
 	if (r->mapped && have < need)
 		return fill_mapped(r, need);
+	if (r->ra_running)
+		return fill_ra(r, need);
 
 	if (have >= need || r->mem || r->eof)
 		return have < need ? (ssize_t)have : (ssize_t)need;
+	if (ra_wanted(r) && ra_start(r))
+		return fill_ra(r, need);
 
 	if (r->pos + need > r->cap) {
 		/* Move the partial command to the front, growing if needed. */
@@ -312,6 +704,34 @@ static ssize_t fill(struct bstream_reader *r, size_t need)
 	}
 	have = r->end - r->pos;
 	return have < need ? (ssize_t)have : (ssize_t)need;
+}
+
+/*
+ * Continue reg over base[x, y).  Whole blocks of the current slot have
+ * their CRC from the read-ahead thread that read them and are merged;
+ * the rest (the tail copied in front of the slot, partial blocks at both
+ * ends, or everything without read-ahead) is computed here.
+ */
+static uint32_t crc_window(const struct bstream_reader *r, uint32_t reg,
+			   size_t x, size_t y)
+{
+	const size_t blk = BSTREAM_CRC_BLOCK;
+	size_t j, at;
+
+	if (!r->bcrc || y - x < 2 * blk || y <= r->bcrc_lo)
+		return r->crc(reg, r->base + x, y - x);
+	if (x < r->bcrc_lo) {
+		reg = r->crc(reg, r->base + x, r->bcrc_lo - x);
+		x = r->bcrc_lo;
+	}
+	j = (x - r->bcrc_lo + blk - 1) / blk;
+	at = r->bcrc_lo + j * blk;
+	if (at > y)
+		at = y;
+	reg = r->crc(reg, r->base + x, at - x);
+	for (; at + blk <= y && at + blk <= r->bcrc_hi; at += blk)
+		reg = bstream_crc_zeros_block(reg) ^ r->bcrc[j++];
+	return r->crc(reg, r->base + at, y - at);
 }
 
 static const char *cmd_label(unsigned int cmd, char *tmp, size_t len)
@@ -668,7 +1088,7 @@ static int read_cmd(struct bstream_reader *r)
 		uint32_t calc = r->crc(0, p, 6);
 
 		calc = r->crc(calc, zero_crc, 4);
-		calc = r->crc(calc, c->raw, len);
+		calc = crc_window(r, calc, r->pos - len, r->pos);
 		if (calc != crc)
 			return fail(r, BSTREAM_E_CRC, true,
 				    CMD_FMT "crc mismatch: stored 0x%08" PRIx32 ", computed 0x%08" PRIx32,
@@ -688,10 +1108,12 @@ static int read_cmd(struct bstream_reader *r)
 		if (r->flags & BSTREAM_READ_STOP_AT_END) {
 			r->state = ST_DONE;
 			/* Give back what was read beyond END. */
-			if (r->mapped)
+			if (r->mapped) {
 				lseek(r->fd, r->map_start + r->base_off + r->pos, SEEK_SET);
-			else if (!r->mem && r->seekable && r->end > r->pos)
-				lseek(r->fd, -(off_t)(r->end - r->pos), SEEK_CUR);
+			} else if (!r->mem && r->seekable) {
+				ra_stop(r);
+				lseek(r->fd, r->fd_start + r->base_off + r->pos, SEEK_SET);
+			}
 		} else {
 			r->state = ST_HEADER;
 		}
