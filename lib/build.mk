@@ -41,7 +41,7 @@ userspace: $(LIBBSTREAM)
 
 # Tests of the library, the dump command and mkstream.
 userspace: $(B)/asan/bin/btrfs-stream
-UNIT_TESTS += tests/unit/stream-dump.t
+UNIT_TESTS += tests/unit/stream-dump.t tests/unit/stream-kernel-fixtures.t tests/unit/stream-readahead.t
 
 $(B)/tests/unit/test-stream: tests/unit/lib/test-stream.c $(LIBBSTREAM) $(LIB_HDRS)
 	@mkdir -p $(@D)
