@@ -47,6 +47,10 @@ check "version 2 stream header says 2" \
 expect 0 "plain 64-bit layout" -o /tmp/native.stream $SRC/ro
 expect 0 "32-bit compat layout" -3 -o /tmp/compat.stream $SRC/ro
 check "compat layout gives the same stream" cmp /tmp/native.stream /tmp/compat.stream
+expect 0 "omit header and end" -f 0x6 -o /tmp/bare.stream $SRC/ro
+check "without header and end the stream is the middle of a full one" \
+	sh -c 'n=$(stat -c %s /tmp/native.stream);
+	       tail -c +18 /tmp/native.stream | head -c $((n - 27)) | cmp - /tmp/bare.stream'
 check "sysfs reports stream version 2" \
 	grep -qx 2 /sys/fs/btrfs/features/send_stream_version
 
