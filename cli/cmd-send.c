@@ -42,8 +42,8 @@ static const char *const send_usage[] = {
 	"-v, --verbose          say more about what is done",
 	"",
 	"Progress (shown when stderr is a terminal): bytes sent, rate, elapsed",
-	"time and an ETA, from a first NO_FILE_DATA pass that measures the",
-	"stream before it is sent (see docs/send-cli.md).",
+	"time and an ETA, from a NO_FILE_DATA pass run beside the send that",
+	"measures the stream (see docs/send-cli.md).",
 	NULL,
 };
 
@@ -343,15 +343,25 @@ static struct send_request request_of(const struct send_run *r,
 }
 
 /*
- * The NO_FILE_DATA pass over every step.  Each runs with its own header
- * and END so the library can parse it; what -e omits is taken off after.
+ * The NO_FILE_DATA pass over every step, in a thread of its own beside the
+ * real send, so the stream starts at once and the ETA appears when the
+ * pass is done.  Each step runs with its own header and END so the library
+ * can parse it; what -e omits is taken off after.
  */
-static uint64_t estimate(struct send_run *r)
+struct estimate_job {
+	struct send_run *r;
+	struct send_estimate est;
+	pthread_t thread;
+	bool running;
+};
+
+static void *estimate_all(void *arg)
 {
-	struct send_estimate est = { 0 };
+	struct estimate_job *j = arg;
+	struct send_run *r = j->r;
+	struct send_err err;
 	uint64_t total;
 
-	progress_estimating(r->progress, &est);
 	for (size_t i = 0; i < r->nsubvols; i++) {
 		const struct send_step *s = &r->steps[i];
 		uint64_t flags = (s->flags | BTRFS_SEND_FLAG_NO_FILE_DATA) &
@@ -359,20 +369,23 @@ static uint64_t estimate(struct send_run *r)
 					     BTRFS_SEND_FLAG_OMIT_END_CMD);
 		struct send_request req = request_of(r, s, flags);
 
-		if (send_pump(&req, r->big_pipe, estimate_consumer, &est, NULL, &r->err)) {
-			progress_message(r->progress, "%s %s: no estimate: %s", PROG,
-					 r->cfg.cmd->name, r->err.msg);
-			return 0;
+		if (send_pump(&req, r->big_pipe, estimate_consumer, &j->est, NULL, &err)) {
+			if (!atomic_load(&j->est.cancel))
+				progress_message(r->progress, "%s %s: no estimate: %s",
+						 PROG, r->cfg.cmd->name, err.msg);
+			progress_estimated(r->progress, 0);
+			return NULL;
 		}
 	}
-	total = atomic_load(&est.bytes);
+	total = atomic_load(&j->est.bytes);
 	for (size_t i = 0; i < r->nsubvols; i++) {
 		if (r->steps[i].flags & BTRFS_SEND_FLAG_OMIT_STREAM_HEADER)
 			total -= sizeof(struct btrfs_send_stream_header);
 		if (r->steps[i].flags & BTRFS_SEND_FLAG_OMIT_END_CMD)
 			total -= sizeof(struct btrfs_send_cmd_header);
 	}
-	return total;
+	progress_estimated(r->progress, total);
+	return NULL;
 }
 
 static void say(struct send_run *r, const char *msg, const char *arg)
@@ -383,35 +396,56 @@ static void say(struct send_run *r, const char *msg, const char *arg)
 		fprintf(stderr, "%s%s\n", msg, arg);
 }
 
-static int send_all(struct send_run *r)
+/* Every ioctl in turn; -1 with r->err and *ioctl_err on failure. */
+static int send_all(struct send_run *r, int *ioctl_err)
 {
-	_Atomic uint64_t *counter = r->progress ? progress_counter(r->progress) : NULL;
 	struct send_copy copy = {
 		.out_fd = r->out_fd,
 		.big_pipe = r->big_pipe && r->cfg.proto > 1,
-		.bytes = counter,
+		.bytes = r->progress ? progress_counter(r->progress) : NULL,
 	};
-	int err;
 
 	for (size_t i = 0; i < r->nsubvols; i++) {
 		struct send_request req = request_of(r, &r->steps[i], r->steps[i].flags);
 
 		if (r->cfg.verbose)
 			say(r, "At subvol ", r->steps[i].sv->arg);
-		if (send_pump(&req, r->big_pipe, send_copy_consumer, &copy, &err, &r->err)) {
-			if (r->progress)
-				progress_finish(r->progress, false);
-			fail(r, "%s", r->err.msg);
-			if (err == EINVAL && r->cfg.single_stream && r->nsubvols > 1)
-				fprintf(stderr, "Try upgrading your kernel or don't use -e.\n");
-			return 1;
-		}
+		if (send_pump(&req, r->big_pipe, send_copy_consumer, &copy, ioctl_err,
+			      &r->err))
+			return -1;
 		if (r->cfg.verbose > 1)
 			say(r, "BTRFS_IOC_SEND returned 0 for ", r->steps[i].sv->path);
 	}
-	if (r->progress)
-		progress_finish(r->progress, true);
 	return 0;
+}
+
+/* The sends, with the progress line and the estimate beside them. */
+static int run_steps(struct send_run *r)
+{
+	struct estimate_job job = { .r = r };
+	int ioctl_err = 0, ret;
+
+	if (r->progress) {
+		progress_start(r->progress, &job.est);
+		job.running = !pthread_create(&job.thread, NULL, estimate_all, &job);
+		if (!job.running)
+			progress_estimated(r->progress, 0);
+	}
+	ret = send_all(r, &ioctl_err);
+	if (job.running) {
+		/* On success the pass, which reads no data, is about done. */
+		if (ret)
+			atomic_store(&job.est.cancel, true);
+		pthread_join(job.thread, NULL);
+	}
+	if (r->progress)
+		progress_finish(r->progress, !ret);
+	if (!ret)
+		return 0;
+	fail(r, "%s", r->err.msg);
+	if (ioctl_err == EINVAL && r->cfg.single_stream && r->nsubvols > 1)
+		fprintf(stderr, "Try upgrading your kernel or don't use -e.\n");
+	return 1;
 }
 
 /* Hidden --estimate-from FILE: the estimate of a stored NO_FILE_DATA stream. */
@@ -452,10 +486,30 @@ static void cleanup(struct send_run *r)
 		close(r->out_fd);
 }
 
+/* Everything before the first ioctl: checks, protocol, plan, output. */
+static int prepare(struct send_run *r, int nargs, char **args)
+{
+	if (nargs < 1)
+		return cli_bad_usage(r->cfg.cmd, "no subvolume given");
+	if (!r->cfg.outfile && isatty(STDOUT_FILENO))
+		return fail(r, "not writing a send stream to a terminal: redirect it or use -f FILE");
+	if (open_subvols(r, nargs, args) || choose_proto(r) || plan(r) ||
+	    open_output(r))
+		return 1;
+	if (r->cfg.verbose &&
+	    (r->cfg.progress_forced || isatty(STDERR_FILENO))) {
+		r->progress = progress_new(STDERR_FILENO, isatty(STDERR_FILENO));
+		if (!r->progress)
+			return fail(r, "out of memory");
+	}
+	if (r->cfg.flags & BTRFS_SEND_FLAG_NO_FILE_DATA && r->cfg.verbose > 1)
+		fprintf(stderr, "Mode NO_FILE_DATA enabled\n");
+	return 0;
+}
+
 static int run_send(const struct cli_command *cmd, int argc, char **argv)
 {
 	struct send_run r = { .cfg.cmd = cmd, .out_fd = -1 };
-	bool show;
 	int ret;
 
 	r.cfg.clone_args = calloc(argc, sizeof(*r.cfg.clone_args));
@@ -464,34 +518,10 @@ static int run_send(const struct cli_command *cmd, int argc, char **argv)
 	ret = parse_args(&r.cfg, argc, argv);
 	if (!ret && r.cfg.estimate_from)
 		ret = estimate_file(&r);
-	else if (!ret && optind >= argc)
-		ret = cli_bad_usage(cmd, "no subvolume given");
-	else if (!ret && !r.cfg.outfile && isatty(STDOUT_FILENO))
-		ret = fail(&r, "not writing a send stream to a terminal: redirect it or use -f FILE");
 	else if (!ret)
-		ret = open_subvols(&r, argc - optind, argv + optind);
-	if (ret || r.cfg.estimate_from)
-		goto out;
-	ret = choose_proto(&r);
-	if (!ret)
-		ret = plan(&r);
-	if (!ret)
-		ret = open_output(&r);
-	if (ret)
-		goto out;
-	show = r.cfg.verbose && (r.cfg.progress_forced || isatty(STDERR_FILENO));
-	if (show) {
-		r.progress = progress_new(STDERR_FILENO, isatty(STDERR_FILENO));
-		if (!r.progress) {
-			ret = fail(&r, "out of memory");
-			goto out;
-		}
-		progress_sending(r.progress, estimate(&r));
-	}
-	if (r.cfg.flags & BTRFS_SEND_FLAG_NO_FILE_DATA && r.cfg.verbose > 1)
-		fprintf(stderr, "Mode NO_FILE_DATA enabled\n");
-	ret = send_all(&r);
-out:
+		ret = prepare(&r, argc - optind, argv + optind);
+	if (!ret && !r.cfg.estimate_from)
+		ret = run_steps(&r);
 	cleanup(&r);
 	return ret;
 }

@@ -12,8 +12,9 @@
  * plain data.  With --compressed-data compressed extents travel smaller
  * (ENCODED_WRITE of the on-disk bytes), so the estimate is an upper bound.
  *
- * The pass costs a second tree comparison without any data reads; see
- * docs/send-cli.md for measurements.
+ * The pass costs a second tree comparison without any data reads; it runs
+ * beside the real send (see cmd-send.c), and docs/send-cli.md has
+ * measurements.
  */
 #include <string.h>
 #include <unistd.h>
@@ -70,6 +71,10 @@ int estimate_consumer(void *ctx, int rfd, struct send_err *e)
 	ret = bstream_reader_set_fd(r, rfd);
 	if (!ret) {
 		while ((ret = bstream_next(r, &c)) > 0) {
+			if (atomic_load(&est->cancel)) {
+				bstream_reader_free(r);
+				return send_errf(e, "estimate cancelled");
+			}
 			atomic_fetch_add(&est->commands, 1);
 			if (c->cmd == BTRFS_SEND_C_UPDATE_EXTENT) {
 				replaced += sizeof(struct btrfs_send_cmd_header) + c->len;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The live progress line of `btrfs-stream send` on stderr:
+ * The live progress line of `btrfs-stream send` on stderr, while the
+ * estimate pass still runs and then with its result:
  *
- *   estimating: 48213 commands, ~1.02 GiB so far  0:00:03
- *     612.40 MiB  41.25 MiB/s  0:00:14  ETA 0:00:11  58% of ~1.02 GiB
+ *      20.31 MiB    40.62 MiB/s  0:00:00  (estimating: 8213 commands, ~310.02 MiB so far)
+ *     612.40 MiB    41.25 MiB/s  0:00:14  ETA 0:00:11  58% of ~1.02 GiB
  *
  * and one summary line at the end.  A ticker thread redraws twice a second
  * from counters the copying thread bumps atomically, so drawing never slows
@@ -21,20 +22,17 @@
 
 #define TICK_NS		500000000ull
 
-enum phase { PHASE_IDLE, PHASE_ESTIMATING, PHASE_SENDING };
-
 struct progress {
 	int fd;
 	bool tty;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	pthread_t ticker;
-	bool ticking, stop;
-	enum phase phase;
+	bool ticking, stop, started;
 	_Atomic uint64_t bytes;
-	struct send_estimate *est;
-	uint64_t estimate;
-	uint64_t est_start, est_ns, send_start;
+	struct send_estimate *est;	/* the estimate pass, while it runs */
+	uint64_t estimate;		/* its result, 0: none */
+	uint64_t est_ns, start;
 	size_t shown;		/* width of the line on screen, 0: none */
 };
 
@@ -96,19 +94,20 @@ void progress_fmt_line(char *buf, size_t len, uint64_t bytes,
 /* Compose the current line; caller holds the lock. */
 static void compose(struct progress *p, char *buf, size_t len)
 {
-	uint64_t now = now_ns();
-	char b[32], t[32];
+	size_t n;
+	char b[32];
 
 	buf[0] = 0;
-	if (p->phase == PHASE_ESTIMATING) {
-		progress_fmt_bytes(b, sizeof(b), atomic_load(&p->est->bytes));
-		progress_fmt_duration(t, sizeof(t), (now - p->est_start) / 1000000000ull);
-		snprintf(buf, len, "estimating: %llu commands, ~%s so far  %s",
-			 (unsigned long long)atomic_load(&p->est->commands), b, t);
-	} else if (p->phase == PHASE_SENDING) {
-		progress_fmt_line(buf, len, atomic_load(&p->bytes),
-				  now - p->send_start, p->estimate);
-	}
+	if (!p->started)
+		return;
+	progress_fmt_line(buf, len, atomic_load(&p->bytes), now_ns() - p->start,
+			  p->estimate);
+	n = strlen(buf);
+	if (!p->est || n >= len)
+		return;
+	progress_fmt_bytes(b, sizeof(b), atomic_load(&p->est->bytes));
+	snprintf(buf + n, len - n, "  (estimating: %llu commands, ~%s so far)",
+		 (unsigned long long)atomic_load(&p->est->commands), b);
 }
 
 static void put(struct progress *p, const char *s, size_t n)
@@ -128,7 +127,7 @@ static void put(struct progress *p, const char *s, size_t n)
 /* Erase the live line, leaving the cursor at its start. */
 static void clear_line(struct progress *p)
 {
-	char buf[320];
+	char buf[400];
 	size_t n;
 
 	if (!p->shown)
@@ -147,7 +146,7 @@ static void clear_line(struct progress *p)
 
 static void draw(struct progress *p)
 {
-	char line[256], buf[320];
+	char line[320], buf[400];
 	size_t n, pad = 0;
 
 	compose(p, line, sizeof(line));
@@ -208,26 +207,24 @@ static void start_ticker(struct progress *p)
 	p->ticking = !pthread_create(&p->ticker, NULL, tick, p);
 }
 
-void progress_estimating(struct progress *p, struct send_estimate *est)
+void progress_start(struct progress *p, struct send_estimate *est)
 {
 	pthread_mutex_lock(&p->lock);
 	p->est = est;
-	p->phase = PHASE_ESTIMATING;
-	p->est_start = now_ns();
+	p->started = true;
+	p->start = now_ns();
+	draw(p);
 	start_ticker(p);
 	pthread_mutex_unlock(&p->lock);
 }
 
-void progress_sending(struct progress *p, uint64_t estimate)
+void progress_estimated(struct progress *p, uint64_t total)
 {
 	pthread_mutex_lock(&p->lock);
-	if (p->phase == PHASE_ESTIMATING)
-		p->est_ns = now_ns() - p->est_start;
-	p->phase = PHASE_SENDING;
-	p->estimate = estimate;
-	p->send_start = now_ns();
+	p->est = NULL;
+	p->estimate = total;
+	p->est_ns = now_ns() - p->start;
 	draw(p);
-	start_ticker(p);
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -267,7 +264,7 @@ void progress_finish(struct progress *p, bool ok)
 		pthread_join(p->ticker, NULL);
 	p->ticking = false;
 
-	ns = p->phase == PHASE_SENDING ? now_ns() - p->send_start : 0;
+	ns = p->started ? now_ns() - p->start : 0;
 	secs = ns / 1e9;
 	progress_fmt_bytes(b, sizeof(b), bytes);
 	progress_fmt_duration(t, sizeof(t), ns / 1000000000ull);
@@ -290,7 +287,7 @@ void progress_finish(struct progress *p, bool ok)
 		put(p, line, n);
 		pthread_mutex_unlock(&p->lock);
 	}
-	p->phase = PHASE_IDLE;
+	p->started = false;
 }
 
 void progress_free(struct progress *p)

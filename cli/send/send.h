@@ -130,6 +130,7 @@ struct send_estimate {
 	uint64_t nodata_bytes;		/* size of the NO_FILE_DATA streams */
 	uint64_t data_bytes;		/* file bytes announced by UPDATE_EXTENT */
 	uint64_t write_chunk;		/* 0: from the stream version and page size */
+	_Atomic bool cancel;		/* set to stop the pass early */
 };
 
 /* Bytes of the WRITE commands Linux sends for len bytes at one path. */
@@ -153,10 +154,13 @@ struct progress *progress_new(int fd, bool tty);
 void progress_free(struct progress *p);
 /* The counter the sending code adds to. */
 _Atomic uint64_t *progress_counter(struct progress *p);
-/* Show the estimate pass (commands seen, size so far) until the next call. */
-void progress_estimating(struct progress *p, struct send_estimate *est);
-/* Start the sending phase with an estimated total (0: unknown). */
-void progress_sending(struct progress *p, uint64_t estimate);
+/*
+ * Start the live line.  est (may be NULL) is an estimate pass running
+ * meanwhile: its progress is shown until progress_estimated() is called.
+ */
+void progress_start(struct progress *p, struct send_estimate *est);
+/* The estimate pass ended: total is the estimate, 0 if it failed. */
+void progress_estimated(struct progress *p, uint64_t total);
 /* Print a line of its own above the live line. */
 void progress_message(struct progress *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
