@@ -74,6 +74,8 @@ check "not a subvolume: refused" both_fail vol/dir-moved
 check "the message names the writable subvolume" stderr_says "$SC_TMP/err" "subvolume '$M/vol' is not read-only"
 script -qec "'$BS' send s1" /dev/null > "$SC_TMP/tty" 2>&1
 check "stdout a terminal: refused" stderr_says "$SC_TMP/tty" "not writing a send stream to a terminal"
+check_fails "the reader goes away: send fails (EPIPE), no kernel warning" \
+	bash -c "'$BS' send -q s1 | head -c 1000 > /dev/null; exit \${PIPESTATUS[0]}"
 fi
 
 # Progress: live on a terminal, never in the stream.
@@ -89,8 +91,8 @@ check "stream into a pipe with progress on the terminal: unchanged" cmp "$SC_TMP
 check "... and the progress was shown" stderr_says "$SC_TMP/tty" "sent "
 script -qec "'$BS' send -q -f $SC_TMP/q -p s1 s2" /dev/null > "$SC_TMP/tty" 2>&1
 check "-q on a terminal: nothing printed" test ! -s "$SC_TMP/tty"
-"$BS" send -p s1 s2 > "$SC_TMP/out" 2> "$SC_TMP/err"
-check "stderr not a terminal: only 'At subvol', as progs" test "$(cat "$SC_TMP/err")" = "At subvol s2"
+"$BS" send -p s1 s2 2>&1 > "$SC_TMP/out" | cat > "$SC_TMP/err"
+check "stderr a pipe: only 'At subvol', as progs" test "$(cat "$SC_TMP/err")" = "At subvol s2"
 "$BS" send --progress -p s1 s2 > "$SC_TMP/out" 2> "$SC_TMP/err"
 check "--progress without a terminal: summary" stderr_says "$SC_TMP/err" "sent "
 check "--progress: the stream is unchanged" cmp "$SC_TMP/out" "$SC_TMP/progs"
@@ -136,5 +138,7 @@ check "estimate of a v2 incremental send within 10% (${err}%)" within_pct "$err"
 "$BS" send --progress -e -f "$SC_TMP/bige" big1 big2 2> "$SC_TMP/err"
 err=$(estimate_error "$SC_TMP/err")
 check "estimate of two subvolumes with -e within 10% (${err}%)" within_pct "$err" 10
+check_fails "the reader goes away during a send with progress: the estimate pass is cancelled" \
+	bash -c "'$BS' send --progress big1 2> /dev/null | head -c 100000 > /dev/null; exit \${PIPESTATUS[0]}"
 fi
 tap_done
