@@ -88,7 +88,7 @@ static void raise_nofile(void)
 
 static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 {
-	enum { OPT_DUMP = 256, OPT_FORCE_DECOMPRESS, OPT_PLAIN };
+	enum { OPT_DUMP = 256, OPT_FORCE_DECOMPRESS, OPT_PLAIN, OPT_SERIAL };
 	static const struct option longopts[] = {
 		{ "file", required_argument, NULL, 'f' },
 		{ "chroot", no_argument, NULL, 'C' },
@@ -99,6 +99,8 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 		{ "force-decompress", no_argument, NULL, OPT_FORCE_DECOMPRESS },
 		/* Hidden: plain directories, no btrfs ioctls (host-side tests). */
 		{ "plain-dirs", no_argument, NULL, OPT_PLAIN },
+		/* Hidden: no worker thread (comparisons, debugging). */
+		{ "serial", no_argument, NULL, OPT_SERIAL },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct recv r = {
@@ -109,7 +111,7 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 	struct bstream_ops ops = recv_ops;
 	const char *file = NULL, *rootmount = NULL, *max_arg = NULL;
 	struct bstream_reader *rd = NULL;
-	bool dump = false, chroot_dest = false;
+	bool dump = false, chroot_dest = false, serial = false;
 	int fd = STDIN_FILENO, opt, ret = -1;
 	char *end;
 
@@ -149,6 +151,9 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 			break;
 		case OPT_PLAIN:
 			r.plain = true;
+			break;
+		case OPT_SERIAL:
+			serial = true;
 			break;
 		case ':':
 			return cli_bad_usage(cmd, "option '%s' requires an argument",
@@ -211,6 +216,10 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 		goto out;
 	}
 	ops.error = on_lib_error;
+	r.files.close_fd = recv_jobs_close;
+	r.files.close_ctx = &r;
+	if (!serial && recv_jobs_start(&r))
+		recv_info(&r, 2, "no worker thread, working serially");
 	ret = bstream_process(rd, &ops, &r);
 	if (ret < 0) {
 		/* Callback stops and recoverable errors are reported already. */
@@ -229,6 +238,7 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 out:
 	if (r.sv.active)
 		recv_abandon_subvol(&r);
+	recv_jobs_stop(&r);
 	recv_free_sources(&r);
 	if (r.src_file_fd >= 0)
 		close(r.src_file_fd);

@@ -70,23 +70,44 @@ void recv_info(struct recv *r, int level, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-int recv_fail(struct recv *r, const struct bstream_cmd *c, const char *path,
-	      int err, const char *fmt, ...)
+static int vfail(struct recv *r, uint16_t cmd, uint64_t index, uint64_t offset,
+		 const char *path, int err, const char *fmt, va_list ap)
 {
 	char q[320], what[512];
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
 	fprintf(stderr, "%s %s: command %" PRIu64 " (%s) at offset %" PRIu64 ": '%s': %s%s%s\n",
-		PROG, r->cmd->name, c->index, bstream_cmd_name(c->cmd), c->offset,
+		PROG, r->cmd->name, index, bstream_cmd_name(cmd), offset,
 		recv_quote(q, sizeof(q), path ? path : ""), what,
 		err ? ": " : "", err ? strerror(err) : "");
 	if (r->sv.active)
 		r->sv.failed = true;
 	r->errors++;
 	return r->max_errors && r->errors >= r->max_errors ? -1 : 0;
+}
+
+int recv_fail(struct recv *r, const struct bstream_cmd *c, const char *path,
+	      int err, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vfail(r, c->cmd, c->index, c->offset, path, err, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int recv_fail_at(struct recv *r, uint16_t cmd, uint64_t index, uint64_t offset,
+		 const char *path, int err, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vfail(r, cmd, index, offset, path, err, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -102,6 +123,15 @@ int recv_in_subvol(struct recv *r, const struct bstream_cmd *c)
 	if (r->verbose >= 3)
 		fprintf(stderr, "%s %s\n", bstream_cmd_name(c->cmd),
 			c->path ? c->path : "");
+	/* Errors of queued jobs (jobs.c) count from now. */
+	if (r->jobs && recv_jobs_report(r) < 0)
+		return -1;
+	/* A held-back creation happens first, unless this moves it (do_rename). */
+	if (r->pend.active &&
+	    !(c->cmd == BTRFS_SEND_C_RENAME && r->pend.len == c->attr[BTRFS_SEND_A_PATH].len &&
+	      !memcmp(r->pend.path, c->path, r->pend.len)) &&
+	    recv_flush_pending(r) < 0)
+		return -1;
 	if (r->sv.active)
 		return r->sv.created ? 1 : 0;
 	return recv_fail(r, c, c->path, 0, "command outside of a subvolume (no subvol or snapshot command before it)") < 0 ? -1 : 0;
@@ -220,12 +250,115 @@ static int create(struct recv *r, const struct bstream_cmd *c, int dfd,
 	}
 }
 
+void recv_drop_pending(struct recv *r)
+{
+	free(r->pend.path);
+	free(r->pend.link);
+	memset(&r->pend, 0, sizeof(r->pend));
+}
+
+/* A command like the held-back one, creating at path (len bytes). */
+static void pending_cmd(const struct recv_pending *p, struct bstream_cmd *c,
+			const char *path, size_t len)
+{
+	memset(c, 0, sizeof(*c));
+	c->cmd = p->cmd;
+	c->known = true;
+	c->index = p->index;
+	c->offset = p->offset;
+	c->path = path;
+	c->attr[BTRFS_SEND_A_PATH].len = len;
+	c->path_link = p->link;
+	c->mode = p->mode;
+	c->rdev = p->rdev;
+}
+
+static const char no_parent[] = "cannot open parent directory";
+
+/* Create c's inode at c->path; 0, or errno with *what. */
+static int create_at(struct recv *r, const struct bstream_cmd *c, const char **what)
+{
+	const char *name;
+	int ret, dfd, err;
+
+	ret = recv_locate(r, c->path, c->attr[BTRFS_SEND_A_PATH].len, &dfd, &name);
+	if (ret) {
+		*what = no_parent;
+		return -ret;
+	}
+	for (int tries = 0;; tries++) {
+		err = create(r, c, dfd, name, what);
+		if (!err || tries || err != EPERM || !recv_unlock(r, dfd, ""))
+			break;
+	}
+	return err;
+}
+
+int recv_flush_pending(struct recv *r)
+{
+	struct bstream_cmd c;
+	const char *what;
+	int err;
+
+	if (!r->pend.active)
+		return 0;
+	pending_cmd(&r->pend, &c, r->pend.path, r->pend.len);
+	err = create_at(r, &c, &what);
+	r->pend.active = false;
+	err = err ? recv_fail(r, &c, c.path, err, "%s", what) : 0;
+	recv_drop_pending(r);
+	return err;
+}
+
+/*
+ * Whether creating an inode in directory path_to's parent gives the same
+ * inode as creating it in the root and moving it there: yes for the root
+ * itself, and where neither directory passes anything on to new inodes
+ * (ACLs, setgid group, flags, properties).
+ */
+static bool same_as_moved(struct recv *r, const char *path, size_t len)
+{
+	size_t slash = recv_last_slash(path, len);
+
+	if (!slash)
+		return true;
+	if (r->sv.root_plain < 0)
+		r->sv.root_plain = recv_dir_is_plain(r->sv.root_fd);
+	return r->sv.root_plain && dcache_plain(r->sv.dc, path, slash) > 0;
+}
+
+/*
+ * RENAME of the held-back inode: create it at the new name, or, if that
+ * name exists (a rename would replace it) or the new directory would give
+ * it something the root does not, at its own name and let the rename go
+ * on.  Returns 1 when done, 0 to rename, -1 to stop.
+ */
+static int rename_pending(struct recv *r, const struct bstream_cmd *c)
+{
+	size_t tlen = c->attr[BTRFS_SEND_A_PATH_TO].len;
+	struct bstream_cmd nc;
+	const char *what;
+	int err;
+
+	if (!same_as_moved(r, c->path_to, tlen))
+		return recv_flush_pending(r) < 0 ? -1 : 0;
+	pending_cmd(&r->pend, &nc, c->path_to, tlen);
+	err = create_at(r, &nc, &what);
+	if (err == EEXIST)
+		return recv_flush_pending(r) < 0 ? -1 : 0;
+	recv_drop_pending(r);
+	if (err)
+		return recv_fail(r, c, c->path_to, err, "%s",
+				 what == no_parent ? "cannot open parent directory of the new name" : what) < 0 ? -1 : 1;
+	return 1;
+}
+
 static int make_inode(void *user, const struct bstream_cmd *c)
 {
 	struct recv *r = user;
 	size_t len = c->attr[BTRFS_SEND_A_PATH].len;
-	const char *name, *what;
-	int ret, dfd, err;
+	struct recv_pending *p = &r->pend;
+	int ret;
 
 	ret = recv_in_subvol(r, c);
 	if (ret <= 0)
@@ -236,16 +369,20 @@ static int make_inode(void *user, const struct bstream_cmd *c)
 	if (c->cmd == BTRFS_SEND_C_SYMLINK &&
 	    strlen(c->path_link) != c->attr[BTRFS_SEND_A_PATH_LINK].len)
 		return recv_fail(r, c, c->path, 0, "refusing symlink target: contains a NUL byte");
-	ret = recv_locate(r, c->path, len, &dfd, &name);
-	if (ret)
-		return recv_fail(r, c, c->path, -ret, "cannot open parent directory");
-	for (int tries = 0;; tries++) {
-		err = create(r, c, dfd, name, &what);
-		if (!err || tries || err != EPERM || !recv_unlock(r, dfd, ""))
-			break;
+	p->path = malloc(len + 1);
+	p->link = c->path_link ? strdup(c->path_link) : NULL;
+	if (!p->path || (c->path_link && !p->link)) {
+		recv_drop_pending(r);
+		return recv_fail(r, c, c->path, ENOMEM, "cannot create");
 	}
-	if (err)
-		return recv_fail(r, c, c->path, err, "%s", what);
+	memcpy(p->path, c->path, len + 1);
+	p->len = len;
+	p->cmd = c->cmd;
+	p->index = c->index;
+	p->offset = c->offset;
+	p->mode = c->mode;
+	p->rdev = c->rdev;
+	p->active = true;
 	return 0;
 }
 
@@ -281,8 +418,18 @@ static int do_rename(void *user, const struct bstream_cmd *c)
 	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, false);
 	if (ret > 0)
 		ret = recv_check_path(r, c, BTRFS_SEND_A_PATH_TO, c->path_to, false);
-	if (ret <= 0)
+	if (ret <= 0) {
+		/* The creation held back for this name is valid on its own. */
+		if (recv_flush_pending(r) < 0)
+			return -1;
 		return ret;
+	}
+	/* Still held back here only if it is this command's PATH. */
+	if (r->pend.active) {
+		ret = rename_pending(r, c);
+		if (ret)
+			return ret < 0 ? -1 : 0;
+	}
 	ret = recv_locate(r, c->path, flen, &fdfd, &fname);
 	if (ret)
 		return recv_fail(r, c, c->path, -ret, "cannot open parent directory");
@@ -449,6 +596,15 @@ static int do_write(void *user, const struct bstream_cmd *c)
 	if (ret <= 0)
 		return ret;
 	r->n_writes++;
+	if (r->jobs && c->file_offset <= INT64_MAX && c->data_len <= INT64_MAX - c->file_offset) {
+		struct job *j = recv_job_new(c, J_WRITE, fd, c->data_len);
+
+		if (j) {
+			recv_job_set(j, c->file_offset, 0, -1, NULL, NULL, c->data);
+			recv_job_push(r, j);
+			return 0;
+		}
+	}
 	return recv_write_data(r, c, fd, c->data, c->data_len, c->file_offset);
 }
 
@@ -485,6 +641,9 @@ static int do_clone(void *user, const struct bstream_cmd *c)
 	if (ret <= 0)
 		return ret;
 	r->n_clones++;
+	/* Both files' queued writes must be on disk first. */
+	if (recv_jobs_drain(r) < 0)
+		return -1;
 	root = recv_clone_source(r, c, &sdc, why, sizeof(why));
 	if (root < 0)
 		return recv_fail(r, c, c->path, -root, "clone source: %s", why);
@@ -549,6 +708,17 @@ static int do_truncate(void *user, const struct bstream_cmd *c)
 		return ret;
 	if (c->size > INT64_MAX)
 		return recv_fail(r, c, c->path, EFBIG, "cannot truncate to %" PRIu64, c->size);
+	if (r->jobs) {
+		struct job *j = recv_job_new(c, J_TRUNCATE, fd, 0);
+
+		if (j) {
+			recv_job_set(j, c->size, 0, -1, NULL, NULL, NULL);
+			recv_job_push(r, j);
+			return 0;
+		}
+		if (recv_jobs_drain(r) < 0)
+			return -1;
+	}
 	if (ftruncate(fd, (off_t)c->size))
 		return recv_fail(r, c, c->path, errno, "cannot truncate to %" PRIu64, c->size);
 	return 0;
@@ -564,6 +734,8 @@ static int do_fallocate(void *user, const struct bstream_cmd *c)
 		return ret;
 	if (c->file_offset > INT64_MAX || c->size > INT64_MAX - c->file_offset)
 		return recv_fail(r, c, c->path, EFBIG, "fallocate range out of bounds");
+	if (recv_jobs_drain(r) < 0)
+		return -1;
 	if (fallocate(fd, (int)c->fallocate_mode, (off_t)c->file_offset, (off_t)c->size))
 		return recv_fail(r, c, c->path, errno,
 				 "cannot fallocate (mode %#x) %" PRIu64 " bytes at offset %" PRIu64,

@@ -6,7 +6,8 @@ RECV_SRCS := cli/cmd-receive.c $(wildcard cli/receive/*.c)
 $(patsubst cli/%.c,$(B)/cli/%.o,$(RECV_SRCS)) \
 $(patsubst cli/%.c,$(B)/asan/cli/%.o,$(RECV_SRCS)): cli/receive/receive.h
 
-$(B)/bin/btrfs-stream $(B)/asan/bin/btrfs-stream: LDLIBS += -lz -lzstd -llzo2
+# zlib, zstd and lzo for the decompressing fallback; a worker thread (jobs.c).
+$(B)/bin/btrfs-stream $(B)/asan/bin/btrfs-stream: LDLIBS += -lz -lzstd -llzo2 -pthread
 
 
 UNIT_TESTS += tests/unit/receive.t

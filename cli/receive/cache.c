@@ -9,9 +9,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include "receive.h"
 
@@ -21,6 +24,7 @@ struct dent {
 	uint64_t hash;
 	int fd;
 	bool pending;			/* times to apply before closing */
+	signed char plain;		/* recv_dir_is_plain(), -1 if not known yet */
 	struct timespec ts[2];
 	struct dent *hnext;		/* hash chain */
 	struct dent *prev, *next;	/* LRU list, most recent first */
@@ -228,6 +232,7 @@ int dcache_dir(struct dcache *dc, const char *dir, size_t len)
 	memcpy(e->path, dir, len);
 	e->path[len] = 0;
 	e->len = len;
+	e->plain = -1;
 	e->hash = hash_path(dir, len);
 	e->fd = fd;
 	/*
@@ -254,6 +259,51 @@ bool dcache_set_times(struct dcache *dc, const char *path, size_t len,
 	e->ts[1] = ts[1];
 	e->pending = true;
 	return true;
+}
+
+bool recv_dir_is_plain(int fd)
+{
+	char names[4096], *p;
+	struct stat st;
+	ssize_t n;
+	int flags;
+
+	if (fstat(fd, &st) || (st.st_mode & S_ISGID))
+		return false;
+	if (!ioctl(fd, FS_IOC_GETFLAGS, &flags) &&
+	    (flags & (FS_NOCOW_FL | FS_COMPR_FL | FS_NOCOMP_FL)))
+		return false;
+	n = flistxattr(fd, names, sizeof(names));
+	if (n < 0)
+		return errno == ENOTSUP;
+	for (p = names; p < names + n; p += strlen(p) + 1)
+		if (!strcmp(p, "system.posix_acl_default") || !strncmp(p, "btrfs.", 6) ||
+		    !strncmp(p, "security.", 9))
+			return false;
+	return true;
+}
+
+int dcache_plain(struct dcache *dc, const char *dir, size_t len)
+{
+	struct dent *e;
+	int fd = dcache_dir(dc, dir, len);
+
+	if (fd < 0)
+		return fd;
+	e = find(dc, dir, len);
+	if (!e)
+		return 0;
+	if (e->plain < 0)
+		e->plain = recv_dir_is_plain(fd);
+	return e->plain;
+}
+
+void dcache_meta_changed(struct dcache *dc, const char *path, size_t len)
+{
+	struct dent *e = len ? find(dc, path, len) : NULL;
+
+	if (e)
+		e->plain = -1;
 }
 
 /* Is e->path equal to p or below it? */
@@ -353,11 +403,14 @@ int fcache_get(struct fcache *fc, const char *path, size_t len)
 	return e ? e->fd : -1;
 }
 
-static void fclose_ent(struct fcache_ent *e)
+static void fclose_ent(struct fcache *fc, struct fcache_ent *e)
 {
 	if (!e->path)
 		return;
-	close(e->fd);
+	if (fc->close_fd)
+		fc->close_fd(fc->close_ctx, e->fd);
+	else
+		close(e->fd);
 	free(e->path);
 	e->path = NULL;
 	e->fd = -1;
@@ -384,7 +437,7 @@ void fcache_put(struct fcache *fc, const char *path, size_t len, int fd)
 		if (e->used < victim->used)
 			victim = e;
 	}
-	fclose_ent(victim);
+	fclose_ent(fc, victim);
 	victim->path = p;
 	victim->len = len;
 	victim->fd = fd;
@@ -396,7 +449,7 @@ void fcache_removed(struct fcache *fc, const char *path, size_t len)
 {
 	for (int i = 0; i < FCACHE_SIZE; i++)
 		if (fbelow(&fc->e[i], path, len))
-			fclose_ent(&fc->e[i]);
+			fclose_ent(fc, &fc->e[i]);
 }
 
 void fcache_renamed(struct fcache *fc, const char *from, size_t flen,
@@ -413,7 +466,7 @@ void fcache_renamed(struct fcache *fc, const char *from, size_t flen,
 		nlen = tlen + (e->len - flen);
 		np = malloc(nlen + 1);
 		if (!np) {
-			fclose_ent(e);
+			fclose_ent(fc, e);
 			continue;
 		}
 		memcpy(np, to, tlen);
@@ -428,5 +481,5 @@ void fcache_renamed(struct fcache *fc, const char *from, size_t flen,
 void fcache_close_all(struct fcache *fc)
 {
 	for (int i = 0; i < FCACHE_SIZE; i++)
-		fclose_ent(&fc->e[i]);
+		fclose_ent(fc, &fc->e[i]);
 }

@@ -262,6 +262,8 @@ int recv_encoded_write(void *user, const struct bstream_cmd *c)
 	ret = recv_data_fd(r, c, &fd);
 	if (ret <= 0)
 		return ret;
+	if (recv_jobs_drain(r) < 0)
+		return -1;
 	if (c->encryption)
 		return recv_fail(r, c, c->path, EOPNOTSUPP, "encryption %" PRIu32 " not supported",
 				 c->encryption);

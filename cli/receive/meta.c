@@ -27,24 +27,14 @@
 #include "receive.h"
 
 /*
- * A descriptor already open on path, if there is one: the subvolume root,
- * a file of the file cache or a cached directory.  -1 otherwise.
+ * Preamble of the commands below: subvolume, path (root allowed), then
+ * the target as a descriptor already open (*fe set for a cached file,
+ * whose work may be queued for the worker thread; else the root or a
+ * cached directory), or as (dfd, name).  Work queued for files is drained
+ * before a file is named by path: it may be open under another name.
  */
-static int open_fd_of(struct recv *r, const char *path, size_t len)
-{
-	int fd;
-
-	if (!len)
-		return r->sv.root_fd;
-	fd = fcache_get(&r->files, path, len);
-	if (fd >= 0)
-		return fd;
-	return dcache_peek(r->sv.dc, path, len);
-}
-
-/* Preamble: subvolume, path (root allowed) and descriptor or (dfd, name). */
 static int target(struct recv *r, const struct bstream_cmd *c, int *fd,
-		  int *dfd, const char **name)
+		  int *dfd, const char **name, struct fcache_ent **fe)
 {
 	size_t len = c->attr[BTRFS_SEND_A_PATH].len;
 	int ret;
@@ -55,13 +45,35 @@ static int target(struct recv *r, const struct bstream_cmd *c, int *fd,
 	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, true);
 	if (ret <= 0)
 		return ret;
-	*fd = open_fd_of(r, c->path, len);
+	/* Modes, xattrs and flags of directories decide what new inodes inherit. */
+	if (c->cmd != BTRFS_SEND_C_CHOWN) {
+		if (len)
+			dcache_meta_changed(r->sv.dc, c->path, len);
+		else
+			r->sv.root_plain = -1;
+	}
+	*fe = len ? fcache_find(&r->files, c->path, len) : NULL;
+	*fd = *fe ? (*fe)->fd : len ? dcache_peek(r->sv.dc, c->path, len) : r->sv.root_fd;
 	if (*fd >= 0)
 		return 1;
 	ret = recv_locate(r, c->path, len, dfd, name);
 	if (ret)
 		return recv_fail(r, c, c->path, -ret, "cannot open parent directory") < 0 ? -1 : 0;
-	return 1;
+	return recv_jobs_drain(r) < 0 ? -1 : 1;
+}
+
+/* Queue a job for a cached file; false if there is no worker (or memory). */
+static bool queue(struct recv *r, const struct bstream_cmd *c, struct fcache_ent *fe,
+		  enum job_type type, size_t len, uint64_t a, uint64_t b, int mode,
+		  const struct timespec *ts, const char *xname, const void *data)
+{
+	struct job *j;
+
+	if (!r->jobs || !fe || !(j = recv_job_new(c, type, fe->fd, len)))
+		return false;
+	recv_job_set(j, a, b, mode, ts, xname, data);
+	recv_job_push(r, j);
+	return true;
 }
 
 /* After err from an operation on a target (fd, or name beneath dfd): retry? */
@@ -80,14 +92,15 @@ int recv_chown(void *user, const struct bstream_cmd *c)
 	struct stat st;
 	int ret, fd, dfd, err;
 
-	ret = target(r, c, &fd, &dfd, &name);
+	ret = target(r, c, &fd, &dfd, &name, &fe);
 	if (ret <= 0)
 		return ret;
 	if (c->uid > UINT32_MAX || c->gid > UINT32_MAX)
 		return recv_fail(r, c, c->path, EINVAL, "uid %" PRIu64 " gid %" PRIu64 " out of range",
 				 c->uid, c->gid);
+	if (queue(r, c, fe, J_CHOWN, 0, c->uid, c->gid, fe ? fe->mode : -1, NULL, NULL, NULL))
+		return 0;
 	/* A file made by this stream has no setuid bit before its CHMOD. */
-	fe = fcache_find(&r->files, c->path, c->attr[BTRFS_SEND_A_PATH].len);
 	if (fe && fe->mode >= 0) {
 		st.st_mode = S_IFREG | fe->mode;
 		ret = 0;
@@ -135,9 +148,13 @@ int recv_chmod(void *user, const struct bstream_cmd *c)
 	struct stat st;
 	int ret, fd, dfd, err;
 
-	ret = target(r, c, &fd, &dfd, &name);
+	ret = target(r, c, &fd, &dfd, &name, &fe);
 	if (ret <= 0)
 		return ret;
+	if (queue(r, c, fe, J_CHMOD, 0, mode, 0, -1, NULL, NULL, NULL)) {
+		fe->mode = (int)mode;
+		return 0;
+	}
 	if (fd < 0) {
 		/* fchmodat() follows a symlink in the last component: refuse one. */
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
@@ -151,7 +168,6 @@ int recv_chmod(void *user, const struct bstream_cmd *c)
 		if (!err || tries || !unlocked(r, err, fd, dfd, name))
 			break;
 	}
-	fe = fd >= 0 ? fcache_find(&r->files, c->path, c->attr[BTRFS_SEND_A_PATH].len) : NULL;
 	if (fe)
 		fe->mode = err ? -1 : (int)mode;
 	if (err)
@@ -164,6 +180,7 @@ int recv_utimes(void *user, const struct bstream_cmd *c)
 	struct recv *r = user;
 	size_t len = c->attr[BTRFS_SEND_A_PATH].len;
 	struct timespec ts[2];
+	struct fcache_ent *fe;
 	const char *name;
 	int ret, fd, dfd = -1, err;
 
@@ -190,11 +207,16 @@ int recv_utimes(void *user, const struct bstream_cmd *c)
 	if (dcache_set_times(r->sv.dc, c->path, len, ts))
 		return 0;
 
-	fd = fcache_get(&r->files, c->path, len);
+	fe = fcache_find(&r->files, c->path, len);
+	if (queue(r, c, fe, J_UTIMES, 0, 0, 0, -1, ts, NULL, NULL))
+		return 0;
+	fd = fe ? fe->fd : -1;
 	if (fd < 0) {
 		ret = recv_locate(r, c->path, len, &dfd, &name);
 		if (ret)
 			return recv_fail(r, c, c->path, -ret, "cannot open parent directory");
+		if (recv_jobs_drain(r) < 0)
+			return -1;
 	}
 	for (int tries = 0;; tries++) {
 		ret = fd >= 0 ? futimens(fd, ts) : utimensat(dfd, name, ts, AT_SYMLINK_NOFOLLOW);
@@ -211,13 +233,17 @@ static int xattr_common(struct recv *r, const struct bstream_cmd *c, bool set)
 {
 	const char *name, *what = set ? "cannot set xattr" : "cannot remove xattr";
 	const char *xname = c->xattr_name;
+	struct fcache_ent *fe;
 	int ret, fd, dfd, err;
 
-	ret = target(r, c, &fd, &dfd, &name);
+	ret = target(r, c, &fd, &dfd, &name, &fe);
 	if (ret <= 0)
 		return ret;
 	if (strlen(xname) != c->attr[BTRFS_SEND_A_XATTR_NAME].len || !*xname)
 		return recv_fail(r, c, c->path, EINVAL, "refusing xattr name");
+	if (set ? queue(r, c, fe, J_SETXATTR, c->xattr_data_len, 0, 0, -1, NULL, xname, c->xattr_data)
+		: queue(r, c, fe, J_RMXATTR, 0, 0, 0, -1, NULL, xname, NULL))
+		return 0;
 	/*
 	 * There is no setxattrat(): without a descriptor of the inode, make
 	 * the directory the working directory and name the last component
@@ -439,13 +465,16 @@ int recv_fileattr(void *user, const struct bstream_cmd *c)
 {
 	struct recv *r = user;
 	unsigned int fs = recv_btrfs_to_fsflags(c->fileattr);
+	struct fcache_ent *fe;
 	const char *name;
 	struct stat st;
 	int ret, fd, dfd, own = -1;
 
-	ret = target(r, c, &fd, &dfd, &name);
+	ret = target(r, c, &fd, &dfd, &name, &fe);
 	if (ret <= 0)
 		return ret;
+	if (fe && recv_jobs_drain(r) < 0)
+		return -1;
 	if (fd < 0) {
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 			return recv_fail(r, c, c->path, errno, "cannot find inode");
@@ -491,6 +520,8 @@ int recv_enable_verity(void *user, const struct bstream_cmd *c)
 		return ret;
 	/* Verity refuses files open for writing: ours included. */
 	fcache_close_all(&r->files);
+	if (recv_jobs_drain(r) < 0)
+		return -1;
 	ret = recv_locate(r, c->path, c->attr[BTRFS_SEND_A_PATH].len, &dfd, &name);
 	if (ret)
 		return recv_fail(r, c, c->path, -ret, "cannot open parent directory");

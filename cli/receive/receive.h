@@ -8,6 +8,7 @@
  *   apply.c     the namespace and data commands (the bstream_ops table)
  *   meta.c      owner, mode, times, xattrs, inode flags, fs-verity
  *   encoded.c   ENCODED_WRITE and its decompressing fallback
+ *   jobs.c      the worker thread for work done through file descriptors
  *
  * cli/cmd-receive.c parses the options and drives the reader.
  */
@@ -80,6 +81,17 @@ void dcache_removed(struct dcache *dc, const char *path, size_t len);
 int dcache_flush(struct dcache *dc);
 
 /*
+ * Whether new inodes created in the directory fd inherit nothing from it:
+ * no setgid bit, no NOCOW/compression flags, no default ACL, btrfs
+ * property or security label.
+ */
+bool recv_dir_is_plain(int fd);
+/* The same for directory dir (opened and cached if need be), or -errno. */
+int dcache_plain(struct dcache *dc, const char *dir, size_t len);
+/* A mode, xattr or flag of path changed: forget what dcache_plain() knew. */
+void dcache_meta_changed(struct dcache *dc, const char *path, size_t len);
+
+/*
  * File cache: a few regular files open for writing, by path, so that runs
  * of WRITE/CLONE/... on one file do not reopen it.
  */
@@ -96,6 +108,9 @@ struct fcache_ent {
 struct fcache {
 	struct fcache_ent e[FCACHE_SIZE];
 	uint64_t clock;
+	/* Closes a descriptor leaving the cache (NULL: close(2)). */
+	void (*close_fd)(void *ctx, int fd);
+	void *close_ctx;
 };
 
 int fcache_get(struct fcache *fc, const char *path, size_t len);
@@ -127,6 +142,21 @@ struct late_flags {
 	void *handle;			/* struct file_handle */
 };
 
+/*
+ * A creation (MKFILE, MKDIR, ...) held back for one command: new inodes
+ * arrive under an orphan name in the root directory and are usually moved
+ * to their place by the very next command; then the inode is created
+ * there directly, saving the root directory an insertion and a removal.
+ */
+struct recv_pending {
+	bool active;
+	uint16_t cmd;
+	uint64_t index, offset;
+	char *path, *link;
+	size_t len;
+	uint64_t mode, rdev;
+};
+
 struct recv_subvol {
 	bool active;			/* between SUBVOL/SNAPSHOT and finalisation */
 	bool failed;			/* an error happened: never mark as received */
@@ -140,6 +170,7 @@ struct recv_subvol {
 	struct dcache *dc;
 	struct timespec root_times[2];
 	bool root_times_pending;
+	signed char root_plain;		/* recv_dir_is_plain() of the root, -1 unknown */
 	struct late_flags *late;
 	size_t nlate, late_cap;
 };
@@ -167,6 +198,7 @@ struct recv {
 	uint64_t subvols_done;
 	struct recv_subvol sv;
 	struct fcache files;
+	struct recv_pending pend;
 	struct clone_src *srcs;
 	/* One clone source file kept open. */
 	int src_file_fd;
@@ -178,6 +210,9 @@ struct recv {
 	size_t zcap;
 	void *zlib;
 	void *zstd;
+
+	/* The worker thread (jobs.c), NULL when serial. */
+	struct jobs *jobs;
 
 	/* Statistics for -v and the tests. */
 	uint64_t n_cmds, n_writes, n_clones, n_encoded_ioctl, n_encoded_plain;
@@ -193,6 +228,11 @@ struct recv {
  */
 int recv_fail(struct recv *r, const struct bstream_cmd *c, const char *path,
 	      int err, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* The same for a command known by its number, index and offset. */
+int recv_fail_at(struct recv *r, uint16_t cmd, uint64_t index, uint64_t offset,
+		 const char *path, int err, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
 
 /* A message about the receive as a whole, on stderr. */
 void recv_error(struct recv *r, const char *fmt, ...)
@@ -214,6 +254,10 @@ extern const struct bstream_ops recv_ops;
  * to stop (the callback returns that value).
  */
 int recv_in_subvol(struct recv *r, const struct bstream_cmd *c);
+/* Create the held-back inode now; returns like recv_fail(). */
+int recv_flush_pending(struct recv *r);
+/* Forget it (the subvolume is abandoned). */
+void recv_drop_pending(struct recv *r);
 /* Validate the path attribute attr (whose copy is path). */
 int recv_check_path(struct recv *r, const struct bstream_cmd *c,
 		    unsigned int attr, const char *path, bool allow_root);
@@ -270,6 +314,39 @@ const uint8_t *recv_decompress(struct recv *r, uint32_t compression,
 			       uint64_t unencoded_len, int *err,
 			       const char **why);
 void recv_encoded_cleanup(struct recv *r);
+
+/* ---------------------------------------------------------------------- */
+/* jobs.c                                                                  */
+
+enum job_type {
+	J_WRITE,	/* a: offset, data */
+	J_CHOWN,	/* a: uid, b: gid, mode: known permission bits or -1 */
+	J_CHMOD,	/* a: mode */
+	J_UTIMES,	/* ts */
+	J_SETXATTR,	/* xname, data */
+	J_RMXATTR,	/* xname */
+	J_TRUNCATE,	/* a: size */
+	J_CLOSE,
+};
+
+struct job;
+
+int recv_jobs_start(struct recv *r);
+/* Run what is queued, report its errors, end the thread. */
+void recv_jobs_stop(struct recv *r);
+/* Wait for every queued job, then report errors: returns like recv_fail(). */
+int recv_jobs_drain(struct recv *r);
+/* Report the errors of jobs run so far (no waiting). */
+int recv_jobs_report(struct recv *r);
+/* A job for fd on behalf of command c, with len bytes of data room. */
+struct job *recv_job_new(const struct bstream_cmd *c, enum job_type type,
+			 int fd, size_t len);
+void recv_job_set(struct job *j, uint64_t a, uint64_t b, int mode,
+		  const struct timespec *ts, const char *xname, const void *data);
+/* Queue j (waits while too much data is queued). */
+void recv_job_push(struct recv *r, struct job *j);
+/* fcache close hook: close fd after its queued jobs. */
+void recv_jobs_close(void *user, int fd);
 
 /* ---------------------------------------------------------------------- */
 /* subvol.c                                                                */

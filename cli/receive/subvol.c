@@ -482,6 +482,7 @@ static int begin(struct recv *r, const struct bstream_cmd *c)
 		return -1;
 	memset(&r->sv, 0, sizeof(r->sv));
 	r->sv.root_fd = -1;
+	r->sv.root_plain = -1;
 	r->sv.active = true;
 	r->sv.is_snapshot = c->cmd == BTRFS_SEND_C_SNAPSHOT;
 	memcpy(r->sv.uuid, c->uuid, 16);
@@ -601,7 +602,10 @@ static void close_subvol(struct recv *r)
 {
 	struct recv_subvol *sv = &r->sv;
 
+	recv_drop_pending(r);
 	fcache_close_all(&r->files);
+	/* Nothing may run in the subvolume after we leave it. */
+	recv_jobs_drain(r);
 	if (r->src_file_fd >= 0 && r->src_file_root == sv->root_fd) {
 		close(r->src_file_fd);
 		free(r->src_file_path);
@@ -641,7 +645,9 @@ int recv_finish_subvol(struct recv *r)
 
 	if (!sv->active)
 		return 0;
+	recv_flush_pending(r);
 	fcache_close_all(&r->files);
+	recv_jobs_drain(r);
 	if (sv->created && !sv->failed) {
 		dcache_flush(sv->dc);
 		if (sv->root_times_pending && futimens(sv->root_fd, sv->root_times)) {

@@ -103,6 +103,10 @@ mkdir path=gone ino=264
 rmdir path=gone
 mkfile path=gone-file ino=265
 unlink path=gone-file
+mkfile path=victim ino=266
+write path=victim file_offset=0 data=text:old
+mkfile path=o267-9-0 ino=267
+rename path=o267-9-0 path_to=victim
 fileattr path=big fileattr=0x140
 utimes path=big atime=20 mtime=21 ctime=22
 utimes path= atime=10 mtime=20 ctime=30 otime=40
@@ -129,9 +133,41 @@ check "fifo, socket, device" \
 	test "$(stat -c %F "$v/fifo")/$(stat -c %F "$v/sock")/$(stat -c %F:%t:%T "$v/chr")" = \
 	"fifo/socket/character special file:1:3"
 check "rmdir, unlink" test ! -e "$v/gone" -a ! -e "$v/gone-file"
+check "a new file renamed over an existing one replaces it" test "$(stat -c %s "$v/victim")" = 0
 check "fileattr: immutable and nodump, set after the times" \
 	test "$(lsattr -d "$v/big" | cut -d' ' -f1 | tr -d -c 'id')$(stat -c %Y "$v/big")" = id21
 chattr -i "$v/big"
+
+# New inodes are created in place only where that is the same as creating
+# them in the root and moving them: not in a directory with a default ACL.
+"$mkstream" -o "$tmp/acl" <<EOF
+stream version=1
+subvol path=acl uuid=$U ctransid=9
+mkdir path=o257-9-0 ino=257
+rename path=o257-9-0 path_to=d
+set_xattr path=d xattr_name=system.posix_acl_default xattr_data=hex:0200000001000700ffffffff02000700e803000004000500ffffffff10000700ffffffff20000500ffffffff
+mkfile path=o258-9-0 ino=258
+rename path=o258-9-0 path_to=d/f
+mkdir path=o259-9-0 ino=259
+rename path=o259-9-0 path_to=d/sub
+mkfile path=o260-9-0 ino=260
+rename path=o260-9-0 path_to=plain
+end
+EOF
+rm -rf "$d" && mkdir -p "$d"
+receive -f "$tmp/acl" "$d"
+check "default ACL stream: exit 0" test $? -eq 0 || sed 's/^/#   /' "$tmp/err"
+check "default ACL present on the directory" \
+	test -n "$(getfattr -n system.posix_acl_default "$d/acl/d" 2>/dev/null)"
+check "  not inherited by a new file moved into it" \
+	test -z "$(getfattr -m - -d "$d/acl/d/f" 2>/dev/null)"
+check "  nor by a new directory" test -z "$(getfattr -m - -d "$d/acl/d/sub" 2>/dev/null)"
+
+# The worker thread changes nothing: the same tree without it.
+rm -rf "$tmp/ta" "$tmp/tb" && mkdir "$tmp/ta" "$tmp/tb"
+receive -f "$tmp/ok" "$tmp/ta" && receive --serial -f "$tmp/ok" "$tmp/tb"
+check "--serial (no worker thread): same tree (times of inodes without utimes aside)" "$treecmp" -i times "$tmp/ta/vol" "$tmp/tb/vol"
+chattr -i "$tmp/ta/vol/big" "$tmp/tb/vol/big"
 
 # The same stream through stdin, --chroot and -v (not under ASan: its
 # leak checker needs /proc, which is not in the chroot).

@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A second thread for the work done through a file's open descriptor.
+ *
+ * Most of a stream is, per file: create it, move it into place, write its
+ * data, chown, chmod, set its times, close it.  The first two change the
+ * namespace and stay in the main thread (with parsing and everything else);
+ * the rest only needs the descriptor, so the main thread queues it here
+ * and goes on with the next file while this thread does the writing.
+ * Both halves are kernel work on different inodes and run in parallel.
+ *
+ * Order is kept per descriptor (one FIFO, one worker), descriptors are
+ * closed by the worker after their last job, and the main thread drains
+ * the queue before anything that depends on those jobs having happened:
+ * a clone (the source's data), any other use of a queued descriptor, an
+ * operation on a file by path, the end of the subvolume.  Errors are
+ * recorded with the command they belong to and reported by the main
+ * thread, which then stops or goes on as -E says.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include "receive.h"
+
+#define QUEUE_BYTES (32u << 20)	/* data queued before the main thread waits */
+
+struct job {
+	struct job *next;
+	enum job_type type;
+	int fd;
+	uint16_t cmd;
+	uint64_t index, offset;
+	char *path;			/* for messages */
+	uint64_t a, b;			/* offset; uid, gid; mode; size */
+	int mode;			/* J_CHOWN: permission bits if known, else -1 */
+	struct timespec ts[2];
+	char *xname;
+	size_t len;
+	uint8_t data[];
+};
+
+struct job_err {
+	struct job_err *next;
+	uint16_t cmd;
+	uint64_t index, offset;
+	char *path;
+	int err;
+	char what[160];
+};
+
+struct jobs {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t more;		/* worker: a job or stop */
+	pthread_cond_t room;		/* main: room in the queue, or idle */
+	struct job *head, *tail;
+	size_t bytes;
+	bool busy;			/* the worker is running a job */
+	bool stop;
+	struct job_err *errs, **errs_tail;
+};
+
+static void record(struct jobs *q, const struct job *j, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void record(struct jobs *q, const struct job *j, int err, const char *fmt, ...)
+{
+	struct job_err *e = calloc(1, sizeof(*e));
+	va_list ap;
+
+	if (!e)
+		return;
+	e->cmd = j->cmd;
+	e->index = j->index;
+	e->offset = j->offset;
+	e->path = j->path ? strdup(j->path) : NULL;
+	e->err = err;
+	va_start(ap, fmt);
+	vsnprintf(e->what, sizeof(e->what), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&q->lock);
+	*q->errs_tail = e;
+	q->errs_tail = &e->next;
+	pthread_mutex_unlock(&q->lock);
+}
+
+static void run(struct jobs *q, struct job *j)
+{
+	struct stat st;
+	int ret;
+
+	switch (j->type) {
+	case J_WRITE: {
+		const uint8_t *p = j->data;
+		size_t left = j->len;
+		off_t off = (off_t)j->a;
+
+		while (left) {
+			ssize_t n = pwrite(j->fd, p, left, off);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				record(q, j, n < 0 ? errno : EIO,
+				       "cannot write %zu bytes at offset %" PRIu64, j->len, j->a);
+				return;
+			}
+			p += n;
+			left -= n;
+			off += n;
+		}
+		return;
+	}
+	case J_CHOWN:
+		if (j->mode >= 0) {
+			st.st_mode = S_IFREG | (mode_t)j->mode;
+		} else if (fstat(j->fd, &st)) {
+			record(q, j, errno, "cannot find inode");
+			return;
+		}
+		if (fchown(j->fd, (uid_t)j->a, (gid_t)j->b)) {
+			record(q, j, errno, "cannot chown to %" PRIu64 ":%" PRIu64, j->a, j->b);
+			return;
+		}
+		/* Put back setuid/setgid, see recv_chown(). */
+		if ((st.st_mode & (S_ISUID | S_ISGID)) && fchmod(j->fd, st.st_mode & 07777))
+			record(q, j, errno, "cannot restore mode %04o after chown",
+			       (unsigned int)(st.st_mode & 07777));
+		return;
+	case J_CHMOD:
+		if (fchmod(j->fd, (mode_t)j->a))
+			record(q, j, errno, "cannot chmod to %04o", (unsigned int)j->a);
+		return;
+	case J_UTIMES:
+		if (futimens(j->fd, j->ts))
+			record(q, j, errno, "cannot set times");
+		return;
+	case J_SETXATTR:
+		if (fsetxattr(j->fd, j->xname, j->data, j->len, 0))
+			record(q, j, errno, "cannot set xattr '%s'", j->xname);
+		return;
+	case J_RMXATTR:
+		if (fremovexattr(j->fd, j->xname))
+			record(q, j, errno, "cannot remove xattr '%s'", j->xname);
+		return;
+	case J_TRUNCATE:
+		ret = ftruncate(j->fd, (off_t)j->a);
+		if (ret)
+			record(q, j, errno, "cannot truncate to %" PRIu64, j->a);
+		return;
+	case J_CLOSE:
+		close(j->fd);
+		return;
+	}
+}
+
+static void *worker(void *arg)
+{
+	struct jobs *q = arg;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		struct job *j;
+
+		while (!q->head && !q->stop)
+			pthread_cond_wait(&q->more, &q->lock);
+		if (!q->head)
+			break;
+		j = q->head;
+		q->head = j->next;
+		if (!q->head)
+			q->tail = NULL;
+		q->busy = true;
+		pthread_mutex_unlock(&q->lock);
+
+		run(q, j);
+
+		pthread_mutex_lock(&q->lock);
+		q->bytes -= j->len;
+		q->busy = false;
+		pthread_cond_signal(&q->room);
+		free(j->path);
+		free(j->xname);
+		free(j);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+int recv_jobs_start(struct recv *r)
+{
+	struct jobs *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return -ENOMEM;
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->more, NULL);
+	pthread_cond_init(&q->room, NULL);
+	q->errs_tail = &q->errs;
+	if (pthread_create(&q->thread, NULL, worker, q)) {
+		free(q);
+		return -EAGAIN;
+	}
+	r->jobs = q;
+	return 0;
+}
+
+/* Wait until every queued job has run (main thread). */
+static void wait_idle(struct jobs *q)
+{
+	pthread_mutex_lock(&q->lock);
+	while (q->head || q->busy)
+		pthread_cond_wait(&q->room, &q->lock);
+	pthread_mutex_unlock(&q->lock);
+}
+
+void recv_jobs_stop(struct recv *r)
+{
+	struct jobs *q = r->jobs;
+
+	if (!q)
+		return;
+	pthread_mutex_lock(&q->lock);
+	q->stop = true;
+	pthread_cond_signal(&q->more);
+	pthread_mutex_unlock(&q->lock);
+	pthread_join(q->thread, NULL);
+	recv_jobs_report(r);
+	pthread_mutex_destroy(&q->lock);
+	pthread_cond_destroy(&q->more);
+	pthread_cond_destroy(&q->room);
+	free(q);
+	r->jobs = NULL;
+}
+
+int recv_jobs_report(struct recv *r)
+{
+	struct jobs *q = r->jobs;
+	struct job_err *e;
+	int ret = 0;
+
+	if (!q)
+		return 0;
+	pthread_mutex_lock(&q->lock);
+	e = q->errs;
+	q->errs = NULL;
+	q->errs_tail = &q->errs;
+	pthread_mutex_unlock(&q->lock);
+	while (e) {
+		struct job_err *next = e->next;
+
+		if (recv_fail_at(r, e->cmd, e->index, e->offset, e->path, e->err, "%s", e->what) < 0)
+			ret = -1;
+		free(e->path);
+		free(e);
+		e = next;
+	}
+	return ret;
+}
+
+int recv_jobs_drain(struct recv *r)
+{
+	if (!r->jobs)
+		return 0;
+	wait_idle(r->jobs);
+	return recv_jobs_report(r);
+}
+
+struct job *recv_job_new(const struct bstream_cmd *c, enum job_type type,
+			 int fd, size_t len)
+{
+	struct job *j = malloc(sizeof(*j) + len);
+
+	if (!j)
+		return NULL;
+	memset(j, 0, sizeof(*j));
+	j->type = type;
+	j->fd = fd;
+	j->len = len;
+	j->mode = -1;
+	if (c) {
+		j->cmd = c->cmd;
+		j->index = c->index;
+		j->offset = c->offset;
+		j->path = c->path ? strdup(c->path) : NULL;
+	}
+	return j;
+}
+
+void recv_job_set(struct job *j, uint64_t a, uint64_t b, int mode,
+		  const struct timespec *ts, const char *xname, const void *data)
+{
+	j->a = a;
+	j->b = b;
+	j->mode = mode;
+	if (ts) {
+		j->ts[0] = ts[0];
+		j->ts[1] = ts[1];
+	}
+	if (xname)
+		j->xname = strdup(xname);
+	if (data && j->len)
+		memcpy(j->data, data, j->len);
+}
+
+void recv_job_push(struct recv *r, struct job *j)
+{
+	struct jobs *q = r->jobs;
+
+	pthread_mutex_lock(&q->lock);
+	while (q->bytes && q->bytes + j->len > QUEUE_BYTES)
+		pthread_cond_wait(&q->room, &q->lock);
+	q->bytes += j->len;
+	if (q->tail)
+		q->tail->next = j;
+	else
+		q->head = j;
+	q->tail = j;
+	pthread_cond_signal(&q->more);
+	pthread_mutex_unlock(&q->lock);
+}
+
+/* fcache's close hook: a descriptor may still have jobs, close it after them. */
+void recv_jobs_close(void *user, int fd)
+{
+	struct recv *r = user;
+	struct job *j;
+
+	if (!r->jobs || !(j = recv_job_new(NULL, J_CLOSE, fd, 0))) {
+		if (r->jobs)
+			recv_jobs_drain(r);
+		close(fd);
+		return;
+	}
+	recv_job_push(r, j);
+}
