@@ -1,7 +1,10 @@
 #!/bin/bash
-# btrfs-stream send on our module: streams byte-identical to btrfs-progs'
-# `btrfs send` on the same kernel for every option, and the same refusals.
-# (Progress, the estimate and diff are kernel-independent: t400.)
+# btrfs-stream send and diff on our module, one boot: streams byte-identical
+# to btrfs-progs' `btrfs send` on the same kernel for every option, the same
+# refusals, and diff of real snapshots against the expected reports and the
+# oracle.  (Progress and the estimate do not depend on the kernel: t400.)
 cd "$(dirname "$0")/../.." || exit 1
-exec tests/vm/run --module ours -- env SENDCLI_PARTS="streams refusals" \
-	tests/vm/guest/sendcli-compare.sh
+exec tests/vm/run --module ours --disks 3 -- bash -c '
+	SENDCLI_PARTS="streams refusals" tests/vm/guest/sendcli-compare.sh; a=$?
+	DIFF_DEV=/dev/vdd tests/vm/guest/diff-snapshots.sh; b=$?
+	[ $a = 0 ] && [ $b = 0 ]'
