@@ -44,7 +44,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-void progress_fmt_bytes(char *buf, size_t len, uint64_t bytes)
+static void progress_fmt_bytes(char *buf, size_t len, uint64_t bytes)
 {
 	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
 	double v = bytes;
@@ -61,14 +61,15 @@ void progress_fmt_bytes(char *buf, size_t len, uint64_t bytes)
 	snprintf(buf, len, "%.2f %s", v, unit[u]);
 }
 
-void progress_fmt_duration(char *buf, size_t len, uint64_t s)
+static void progress_fmt_duration(char *buf, size_t len, uint64_t s)
 {
 	snprintf(buf, len, "%llu:%02llu:%02llu", (unsigned long long)(s / 3600),
 		 (unsigned long long)(s / 60 % 60), (unsigned long long)(s % 60));
 }
 
-void progress_fmt_line(char *buf, size_t len, uint64_t bytes,
-		       uint64_t elapsed_ns, uint64_t estimate)
+/* bytes, rate, elapsed time and, with an estimate, ETA and share done. */
+static void progress_fmt_line(char *buf, size_t len, uint64_t bytes,
+			      uint64_t elapsed_ns, uint64_t estimate)
 {
 	char b[32], r[32], t[32], eta[32], tot[32];
 	double secs = elapsed_ns / 1e9;

@@ -167,10 +167,4 @@ void progress_message(struct progress *p, const char *fmt, ...)
 /* Stop the live line and print the summary (ok: the send succeeded). */
 void progress_finish(struct progress *p, bool ok);
 
-/* Formatting, exposed for the tests of the hidden --selftest option. */
-void progress_fmt_bytes(char *buf, size_t len, uint64_t bytes);
-void progress_fmt_duration(char *buf, size_t len, uint64_t seconds);
-void progress_fmt_line(char *buf, size_t len, uint64_t bytes,
-		       uint64_t elapsed_ns, uint64_t estimate);
-
 #endif
