@@ -158,6 +158,14 @@ static inline bool send_no_data(const struct send_ctx *sctx)
 /* ---- inodes and data (send-inode.c, send-data.c) ---------------------- */
 
 int send_full_tree(struct send_ctx *sctx);
+
+/*
+ * An incremental send in two walks of the changed items: first every name
+ * change (send-rename.c), then with every inode at its final name the
+ * contents of changed inodes (send-inode.c, send-data.c).
+ */
+int send_changed_names(struct send_ctx *sctx);
+int send_changed_contents(struct send_ctx *sctx);
 int send_utimes(struct send_ctx *sctx, u64 ino, u64 gen);
 
 int send_data_extent(struct send_ctx *sctx, const struct send_cmp_item *item);
