@@ -162,7 +162,7 @@ int send_full_tree(struct send_ctx *sctx);
 /*
  * An incremental send in two walks of the changed items: first every name
  * change (send-rename.c), then with every inode at its final name the
- * contents of changed inodes (send-inode.c, send-data.c).
+ * contents of changed inodes (send-delta.c).
  */
 int send_changed_names(struct send_ctx *sctx);
 int send_changed_contents(struct send_ctx *sctx);
