@@ -37,6 +37,9 @@ static const char *const dump_usage[] = {
 	NULL,
 };
 
+/* A subvolume name and a path, each up to an attribute's 65535 bytes. */
+#define DUMP_PATH_MAX (2 * 65536 + 2)
+
 struct dump {
 	const struct cli_command *cmd;
 	FILE *out;
@@ -46,19 +49,27 @@ struct dump {
 	uint64_t errors;
 	bool reported;		/* the last error is already on stderr */
 	/* "./<subvolume>" of the current subvolume, as btrfs receive --dump. */
-	char subvol[PATH_MAX];
+	char subvol[DUMP_PATH_MAX];
+	/* Paths of the current line, prefixed with the subvolume. */
+	char path[DUMP_PATH_MAX];
+	char path2[DUMP_PATH_MAX];
 	char msg[PATH_MAX + 256];
 };
 
 /* ---------------------------------------------------------------------- */
 /* Text output, identical to btrfs-progs                                   */
 
-/* Join like progs' path_cat_out(): drop one trailing '/' of each part. */
+/*
+ * Join like progs' path_cat_out(): drop one trailing '/' of each part.
+ * progs refuses results of PATH_MAX and more; we print any path a stream
+ * can carry (attributes hold up to 65535 bytes), so a dump of a tree
+ * deeper than PATH_MAX shows its full paths.
+ */
 static int path_cat(char *out, const char *p1, const char *p2)
 {
 	size_t l1 = strlen(p1), l2 = strlen(p2);
 
-	if (l1 + l2 + 2 >= PATH_MAX)
+	if (l1 + l2 + 2 > DUMP_PATH_MAX)
 		return -1;
 	if (l1 && p1[l1 - 1] == '/')
 		l1--;
@@ -126,7 +137,7 @@ static int dump_fail(struct dump *d, const char *fmt, ...)
 static int line_start(struct dump *d, const struct bstream_cmd *c,
 		      const char *title, bool details)
 {
-	char full[PATH_MAX];
+	char *full = d->path;
 	int w;
 
 	if (path_cat(full, d->subvol, c->path))
@@ -237,7 +248,7 @@ static int t_symlink(void *u, const struct bstream_cmd *c)
 static int t_rename(void *u, const struct bstream_cmd *c)
 {
 	struct dump *d = u;
-	char to[PATH_MAX];
+	char *to = d->path2;
 
 	if (path_cat(to, d->subvol, c->path_to))
 		return dump_fail(d, "command %" PRIu64 " (rename) at offset %" PRIu64 ": path too long",
@@ -259,7 +270,7 @@ static int t_write(void *u, const struct bstream_cmd *c)
 static int t_clone(void *u, const struct bstream_cmd *c)
 {
 	struct dump *d = u;
-	char from[PATH_MAX];
+	char *from = d->path2;
 
 	if (path_cat(from, d->subvol, c->clone_path))
 		return dump_fail(d, "command %" PRIu64 " (clone) at offset %" PRIu64 ": path too long",

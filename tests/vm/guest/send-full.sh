@@ -314,6 +314,10 @@ sys.exit(0 if longest > 4096 and len(comps) == 31 and
          all(c == b'%02d' % i + b'x' * 198 for i, c in enumerate(comps[:30]))
          else 1)
 PY
+		# The dump prints the deepest path whole: 31 components, the
+		# subvolume's "./longpath.snap/" in front.
+		check "longpath: dump shows the full paths" sh -c \
+			"$(declare -f dump); dump $ST/ours-$s | awk '\$1 == \"rename\" && /deep-file\$/ { n = split(\$NF, c, \"/\"); if (n == 33 && length(\$NF) > 4096) ok = 1 } END { exit !ok }'"
 		continue ;;
 	nodata)
 		check "nodata: stream parses and has update_extent, no write" \
