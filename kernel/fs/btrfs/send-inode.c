@@ -50,8 +50,7 @@ static void fill_inode(struct send_inode *si,
 	si->otime = ii->otime;
 }
 
-static int lookup_inode(struct btrfs_root *root, u64 ino,
-			struct send_inode *si)
+int send_lookup_inode(struct btrfs_root *root, u64 ino, struct send_inode *si)
 {
 	struct btrfs_inode_item ii;
 	struct btrfs_path *path;
@@ -127,7 +126,7 @@ int send_utimes(struct send_ctx *sctx, u64 ino, u64 gen)
 	si = kzalloc(sizeof(*si), GFP_KERNEL);
 	if (!si)
 		return -ENOMEM;
-	ret = lookup_inode(sctx->send_root, ino, si);
+	ret = send_lookup_inode(sctx->send_root, ino, si);
 	if (ret)
 		goto out;
 	ret = send_cur_path(sctx, ino, gen, &sctx->path);
@@ -179,8 +178,8 @@ out:
 }
 
 /* Create inode @ino with @mode and @rdev at path @p. */
-static int send_create(struct send_ctx *sctx, u64 ino, u32 mode, u64 rdev,
-		       const struct send_path *p)
+int send_create(struct send_ctx *sctx, u64 ino, u32 mode, u64 rdev,
+		const struct send_path *p)
 {
 	struct send_stream *s = &sctx->stream;
 	enum btrfs_send_cmd cmd;
@@ -257,7 +256,7 @@ static int create_early_dir(struct send_ctx *sctx, u64 dir)
 	si = kzalloc(sizeof(*si), GFP_KERNEL);
 	if (!si)
 		return -ENOMEM;
-	ret = lookup_inode(sctx->send_root, dir, si);
+	ret = send_lookup_inode(sctx->send_root, dir, si);
 	if (ret)
 		goto out;
 	if (!S_ISDIR(si->mode)) {
@@ -330,9 +329,8 @@ static int record_refs(struct send_ctx *sctx, const struct extent_buffer *leaf,
 	return 0;
 }
 
-static int send_rename_or_link(struct send_ctx *sctx, enum btrfs_send_cmd cmd,
-			       const struct send_path *from,
-			       const struct send_path *to)
+int send_rename_or_link(struct send_ctx *sctx, enum btrfs_send_cmd cmd,
+			const struct send_path *from, const struct send_path *to)
 {
 	struct send_stream *s = &sctx->stream;
 	int ret;

@@ -74,6 +74,33 @@ int send_ref_path(struct send_ctx *sctx, u64 dir, const char *name,
 int send_tree_path(struct btrfs_root *root, u64 ino, struct send_path *p);
 void send_name_cache_free(struct send_ctx *sctx);
 
+/*
+ * Where an inode is on the receiver while an incremental send changes
+ * names (send-rename.c decides, path building follows).
+ */
+enum send_loc_kind {
+	SEND_LOC_SEND,		/* at its first name in the send root */
+	SEND_LOC_PARENT,	/* at its first name in the parent root */
+	SEND_LOC_ORPHAN,	/* at its orphan name for generation @gen */
+	SEND_LOC_NAME,		/* at @name, which both roots have */
+};
+
+struct send_loc {
+	enum send_loc_kind kind;
+	u64 gen;
+	const struct send_ref_name *name;
+};
+
+/* @old: the parent root's inode @ino, else the send root's. */
+typedef int (*send_locate_fn)(struct send_ctx *sctx, u64 ino, bool old,
+			      struct send_loc *loc);
+
+int send_loc_path(struct send_ctx *sctx, u64 ino, bool old,
+		  struct send_path *p);
+int send_loc_ref_path(struct send_ctx *sctx, u64 dir, bool old,
+		      const char *name, u32 name_len, struct send_path *p);
+int send_loc_is_below(struct send_ctx *sctx, u64 dir, u64 anc, bool *below);
+
 /* ---- per send state ---------------------------------------------------- */
 
 struct send_clone_src {
@@ -115,6 +142,7 @@ struct send_inode {
 };
 
 struct send_extent_cache;
+struct send_names_pass;
 
 struct send_ctx {
 	struct btrfs_fs_info *fs_info;
@@ -134,6 +162,13 @@ struct send_ctx {
 	struct xarray early_dirs;
 	/* An orphan came or went in the top directory after its UTIMES. */
 	bool top_dir_dirty;
+
+	/*
+	 * Set while an incremental send changes names: where inodes are then
+	 * (NULL: the full send's rule, by inode number).
+	 */
+	send_locate_fn locate;
+	struct send_names_pass *names_pass;
 
 	/* ino -> struct send_name_entry, first names of placed inodes */
 	struct xarray names;
@@ -167,6 +202,12 @@ int send_full_tree(struct send_ctx *sctx);
 int send_changed_names(struct send_ctx *sctx);
 int send_changed_contents(struct send_ctx *sctx);
 int send_utimes(struct send_ctx *sctx, u64 ino, u64 gen);
+int send_lookup_inode(struct btrfs_root *root, u64 ino, struct send_inode *si);
+int send_create(struct send_ctx *sctx, u64 ino, u32 mode, u64 rdev,
+		const struct send_path *p);
+int send_rename_or_link(struct send_ctx *sctx, enum btrfs_send_cmd cmd,
+			const struct send_path *from,
+			const struct send_path *to);
 
 int send_data_extent(struct send_ctx *sctx, const struct send_cmp_item *item);
 int send_data_finish(struct send_ctx *sctx);

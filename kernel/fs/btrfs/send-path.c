@@ -324,72 +324,189 @@ static u64 early_dir_gen(struct send_ctx *sctx, u64 ino)
 }
 
 /*
- * Put the path of @ino in front of @p, as it is on the receiver at this
- * point of the stream: names of placed inodes up to the first inode that
- * still sits at its orphan name in the top directory, or up to the top
- * directory.  @gen is the generation of @ino if known, else 0.
+ * Where @ino is on the receiver in a full send: placed inodes at their first
+ * name in the send root, the current inode before its names and
+ * directories created early at their orphan names.  @gen is the generation
+ * of @ino if known, else 0.
  */
-static int path_walk(struct send_ctx *sctx, u64 ino, u64 gen,
+static int full_send_locate(struct send_ctx *sctx, u64 ino, u64 gen,
+			    struct send_loc *loc)
+{
+	if (send_is_placed(sctx, ino)) {
+		loc->kind = SEND_LOC_SEND;
+		return 0;
+	}
+	if (ino == sctx->cur.ino && sctx->cur.active)
+		gen = sctx->cur.gen;
+	else if (!gen)
+		gen = early_dir_gen(sctx, ino);
+	if (!gen)
+		return -EUCLEAN;
+	loc->kind = SEND_LOC_ORPHAN;
+	loc->gen = gen;
+	return 0;
+}
+
+/* One step up: the entry @ino (the parent root's if @old) is at. */
+struct path_step {
+	const char *name;
+	u32 name_len;
+	u64 dir;		/* the directory it is in, if !orphan */
+	bool old;		/* @dir is an inode of the parent root */
+	bool orphan;		/* @name is the orphan name in the top directory */
+};
+
+static int path_step(struct send_ctx *sctx, u64 ino, u64 gen, bool old,
+		     struct send_ref_name **ref, struct path_step *step)
+{
+	struct send_name_entry *e;
+	struct send_loc loc;
+	int ret;
+
+	if (sctx->locate)
+		ret = sctx->locate(sctx, ino, old, &loc);
+	else
+		ret = full_send_locate(sctx, ino, gen, &loc);
+	if (ret)
+		return ret;
+
+	step->orphan = false;
+	step->old = false;
+	switch (loc.kind) {
+	case SEND_LOC_ORPHAN:
+		ret = send_orphan_path(sctx, ino, loc.gen, &sctx->orphan);
+		step->name = send_path_str(&sctx->orphan);
+		step->name_len = send_path_len(&sctx->orphan);
+		step->orphan = true;
+		return ret;
+	case SEND_LOC_NAME:
+		step->name = loc.name->name;
+		step->name_len = loc.name->name_len;
+		step->dir = loc.name->dir;
+		return 0;
+	case SEND_LOC_PARENT:
+	case SEND_LOC_SEND:
+		break;
+	}
+
+	if (!*ref) {
+		*ref = kmalloc(sizeof(**ref), GFP_KERNEL);
+		if (!*ref)
+			return -ENOMEM;
+	}
+	if (loc.kind == SEND_LOC_PARENT) {
+		/* Not cached: the cache holds send-root names only. */
+		ret = send_first_ref(sctx->parent_root, ino, *ref);
+		if (ret)
+			return ret;
+		step->name = (*ref)->name;
+		step->name_len = (*ref)->name_len;
+		step->dir = (*ref)->dir;
+		step->old = true;
+		return 0;
+	}
+	e = name_cache_get(sctx, ino);
+	if (!e) {
+		ret = send_first_ref(sctx->send_root, ino, *ref);
+		if (ret)
+			return ret;
+		e = name_cache_add(sctx, ino, *ref);
+		if (IS_ERR(e))
+			return PTR_ERR(e);
+	}
+	step->name = e->name;
+	step->name_len = e->name_len;
+	step->dir = e->dir;
+	return 0;
+}
+
+/*
+ * Put the path of @ino in front of @p, as it is on the receiver at this
+ * point of the stream: the names of the inodes on the way up to the top
+ * directory, or to the first one that sits at its orphan name there.
+ * @gen is the generation of @ino if known, else 0; @old says @ino is an
+ * inode of the parent root (it may differ from the send root's inode of
+ * that number, which the number names otherwise).
+ */
+static int path_walk(struct send_ctx *sctx, u64 ino, u64 gen, bool old,
 		     struct send_path *p)
 {
 	struct send_ref_name *ref = NULL;
+	struct path_step step;
 	u32 depth = 0;
 	int ret = 0;
 
 	while (ino != BTRFS_FIRST_FREE_OBJECTID) {
-		struct send_name_entry *e;
-
 		if (++depth > PATH_MAX_DEPTH) {
 			ret = -EUCLEAN;
 			break;
 		}
-		if (!send_is_placed(sctx, ino)) {
-			/*
-			 * Only the current inode and directories created
-			 * early exist on the receiver before their turn.
-			 */
-			if (ino == sctx->cur.ino && sctx->cur.active)
-				gen = sctx->cur.gen;
-			else if (!gen)
-				gen = early_dir_gen(sctx, ino);
-			if (!gen) {
-				ret = -EUCLEAN;
-				break;
-			}
-			ret = send_orphan_path(sctx, ino, gen, &sctx->orphan);
-			if (ret)
-				break;
-			ret = send_path_prepend(p, send_path_str(&sctx->orphan),
-						send_path_len(&sctx->orphan));
-			break;
-		}
-
-		e = name_cache_get(sctx, ino);
-		if (!e) {
-			if (!ref) {
-				ref = kmalloc(sizeof(*ref), GFP_KERNEL);
-				if (!ref) {
-					ret = -ENOMEM;
-					break;
-				}
-			}
-			ret = send_first_ref(sctx->send_root, ino, ref);
-			if (ret)
-				break;
-			e = name_cache_add(sctx, ino, ref);
-			if (IS_ERR(e)) {
-				ret = PTR_ERR(e);
-				break;
-			}
-		}
-		ret = send_path_prepend(p, e->name, e->name_len);
+		ret = path_step(sctx, ino, gen, old, &ref, &step);
 		if (ret)
 			break;
-		ino = e->dir;
+		ret = send_path_prepend(p, step.name, step.name_len);
+		if (ret || step.orphan)
+			break;
+		ino = step.dir;
+		old = step.old;
 		gen = 0;
 	}
 	kfree(ref);
 	return ret;
+}
+
+/*
+ * Whether directory @dir (the send root's) currently lies below @anc on the
+ * receiver, or is @anc.  @anc must be an inode both roots share, so its
+ * number names it on either side.
+ */
+int send_loc_is_below(struct send_ctx *sctx, u64 dir, u64 anc, bool *below)
+{
+	struct send_ref_name *ref = NULL;
+	struct path_step step;
+	bool old = false;
+	u32 depth = 0;
+	int ret = 0;
+
+	*below = false;
+	while (dir != BTRFS_FIRST_FREE_OBJECTID) {
+		if (dir == anc) {
+			*below = true;
+			break;
+		}
+		if (++depth > PATH_MAX_DEPTH) {
+			ret = -EUCLEAN;
+			break;
+		}
+		ret = path_step(sctx, dir, 0, old, &ref, &step);
+		if (ret || step.orphan)
+			break;
+		dir = step.dir;
+		old = step.old;
+	}
+	kfree(ref);
+	return ret;
+}
+
+/* Path on the receiver of @ino, of the parent root if @old. */
+int send_loc_path(struct send_ctx *sctx, u64 ino, bool old,
+		  struct send_path *p)
+{
+	send_path_reset(p);
+	return path_walk(sctx, ino, 0, old, p);
+}
+
+/* Path of the entry @name in @dir (of the parent root if @old). */
+int send_loc_ref_path(struct send_ctx *sctx, u64 dir, bool old,
+		      const char *name, u32 name_len, struct send_path *p)
+{
+	int ret;
+
+	send_path_reset(p);
+	ret = send_path_prepend(p, name, name_len);
+	if (ret)
+		return ret;
+	return path_walk(sctx, dir, 0, old, p);
 }
 
 /* Path of inode @ino (generation @gen, or 0) on the receiver. */
@@ -397,7 +514,7 @@ int send_cur_path(struct send_ctx *sctx, u64 ino, u64 gen,
 		  struct send_path *p)
 {
 	send_path_reset(p);
-	return path_walk(sctx, ino, gen, p);
+	return path_walk(sctx, ino, gen, false, p);
 }
 
 /* Path of the entry @name in directory @dir on the receiver. */
@@ -410,7 +527,7 @@ int send_ref_path(struct send_ctx *sctx, u64 dir, const char *name,
 	ret = send_path_prepend(p, name, name_len);
 	if (ret)
 		return ret;
-	return path_walk(sctx, dir, 0, p);
+	return path_walk(sctx, dir, 0, false, p);
 }
 
 /*
