@@ -63,7 +63,11 @@ mounts || die "mount"
 {
 	echo "guest kernel: $(uname -r)"
 	echo "guest CPUs: $(nproc), memory: $(awk '/MemTotal/ {print $2}' /proc/meminfo) KiB"
-	echo "emulation: QEMU TCG (no KVM), multi-threaded, no -icount"
+	if [ -n "${BENCH_ICOUNT:-}" ]; then
+		echo "emulation: QEMU TCG (no KVM), -icount shift=$BENCH_ICOUNT: guest time counts instructions ($((1 << BENCH_ICOUNT)) ns each) and real time only while idle"
+	else
+		echo "emulation: QEMU TCG (no KVM), multi-threaded, wall-clock guest time"
+	fi
 	echo "btrfs-progs: $(btrfs --version)"
 	echo "small files: $(find $B/small -type f | wc -l), large data: $(du -sm $B/large | cut -f1) MiB"
 } > "$VM_OUT/facts.txt"
