@@ -207,6 +207,99 @@ out:
 	return ret;
 }
 
+/* The file extent item of an inode covering, or else following, an offset. */
+struct extent_span {
+	bool found;		/* false: no item at or after the offset */
+	u8 type;
+	u64 start;		/* file range of the item */
+	u64 end;
+	u64 disk_bytenr;	/* 0 for holes and inline extents */
+	u64 extent_off;
+};
+
+static void fill_span(const struct extent_buffer *leaf, int slot, u64 start,
+		      struct extent_span *sp)
+{
+	struct btrfs_file_extent_item *fi;
+
+	fi = btrfs_item_ptr(leaf, slot, struct btrfs_file_extent_item);
+	sp->found = true;
+	sp->type = btrfs_file_extent_type(leaf, fi);
+	sp->start = start;
+	if (sp->type == BTRFS_FILE_EXTENT_INLINE) {
+		sp->end = start + btrfs_file_extent_ram_bytes(leaf, fi);
+		sp->disk_bytenr = 0;
+		sp->extent_off = 0;
+		return;
+	}
+	sp->end = start + btrfs_file_extent_num_bytes(leaf, fi);
+	sp->disk_bytenr = btrfs_file_extent_disk_bytenr(leaf, fi);
+	sp->extent_off = btrfs_file_extent_offset(leaf, fi);
+}
+
+static bool is_extent_key(const struct btrfs_key *key, u64 ino)
+{
+	return key->objectid == ino && key->type == BTRFS_EXTENT_DATA_KEY;
+}
+
+static int lookup_extent_span(struct btrfs_root *root, u64 ino, u64 off,
+			      struct extent_span *sp)
+{
+	struct btrfs_path *path;
+	struct btrfs_key key = {
+		.objectid = ino,
+		.type = BTRFS_EXTENT_DATA_KEY,
+		.offset = off,
+	};
+	int ret;
+
+	sp->found = false;
+	path = send_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	ret = btrfs_search_slot(NULL, root, &key, path, 0, 0);
+	if (ret < 0)
+		goto out;
+	if (ret > 0 && path->slots[0] > 0) {
+		/* The item covering @off may start before it. */
+		btrfs_item_key_to_cpu(path->nodes[0], &key, path->slots[0] - 1);
+		if (is_extent_key(&key, ino)) {
+			fill_span(path->nodes[0], path->slots[0] - 1,
+				  key.offset, sp);
+			if (sp->end > off) {
+				ret = 0;
+				goto out;
+			}
+			sp->found = false;
+		}
+	}
+	if (path->slots[0] >= btrfs_header_nritems(path->nodes[0])) {
+		ret = btrfs_next_leaf(root, path);
+		if (ret)
+			goto out_none;
+	}
+	btrfs_item_key_to_cpu(path->nodes[0], &key, path->slots[0]);
+	if (is_extent_key(&key, ino))
+		fill_span(path->nodes[0], path->slots[0], key.offset, sp);
+	ret = 0;
+out_none:
+	if (ret > 0)
+		ret = 0;
+out:
+	btrfs_free_path(path);
+	return ret;
+}
+
+/* Whether @sp covers [off, off + ext->len) with the very bytes of @ext. */
+static bool span_maps(const struct extent_span *sp,
+		      const struct data_extent *ext, u64 off)
+{
+	return sp->found && sp->type == ext->type &&
+	       sp->disk_bytenr == ext->disk_bytenr && sp->start <= off &&
+	       off + ext->len <= sp->end &&
+	       sp->extent_off + (off - sp->start) == ext->extent_off;
+}
+
 /*
  * Check that [src_off, src_off + len) of inode @ino in @root maps the same
  * bytes of the same disk extent as @ext.  Returns 0 if it does.
@@ -215,58 +308,47 @@ static int check_clone_src(struct send_ctx *sctx,
 			   const struct data_extent *ext,
 			   struct btrfs_root *root, u64 ino, u64 src_off)
 {
-	struct btrfs_file_extent_item *fi;
-	struct extent_buffer *leaf;
+	struct extent_span sp;
 	struct btrfs_path *path;
-	struct btrfs_key key = {
-		.objectid = ino,
-		.type = BTRFS_EXTENT_DATA_KEY,
-		.offset = src_off,
-	};
 	u64 isize;
-	int slot;
 	int ret;
+
+	ret = lookup_extent_span(root, ino, src_off, &sp);
+	if (ret)
+		return ret;
+	if (sp.type != BTRFS_FILE_EXTENT_REG || !span_maps(&sp, ext, src_off))
+		return -ENOENT;
 
 	path = send_alloc_path();
 	if (!path)
 		return -ENOMEM;
-	ret = btrfs_search_slot(NULL, root, &key, path, 0, 0);
-	if (ret < 0)
-		goto out;
-	slot = path->slots[0];
-	if (ret > 0) {
-		/* The item covering src_off starts before it. */
-		if (slot == 0) {
-			ret = -ENOENT;
-			goto out;
-		}
-		slot--;
-	}
-	leaf = path->nodes[0];
-	btrfs_item_key_to_cpu(leaf, &key, slot);
-	ret = -ENOENT;
-	if (key.objectid != ino || key.type != BTRFS_EXTENT_DATA_KEY)
-		goto out;
-	fi = btrfs_item_ptr(leaf, slot, struct btrfs_file_extent_item);
-	if (btrfs_file_extent_type(leaf, fi) != BTRFS_FILE_EXTENT_REG ||
-	    btrfs_file_extent_disk_bytenr(leaf, fi) != ext->disk_bytenr ||
-	    src_off < key.offset ||
-	    src_off + ext->len > key.offset +
-				 btrfs_file_extent_num_bytes(leaf, fi) ||
-	    btrfs_file_extent_offset(leaf, fi) + (src_off - key.offset) !=
-	    ext->extent_off)
-		goto out;
-	btrfs_release_path(path);
-
 	ret = inode_size_in(root, path, ino, &isize);
-	if (ret)
-		goto out;
-	if (src_off + ext->len > isize ||
-	    !clone_range_ok(sctx, ext, src_off, isize))
+	if (!ret && (src_off + ext->len > isize ||
+		     !clone_range_ok(sctx, ext, src_off, isize)))
 		ret = -ENOENT;
-out:
 	btrfs_free_path(path);
 	return ret;
+}
+
+/*
+ * Incremental send: whether the receiver already holds @ext where it goes,
+ * because the parent's version of the inode has the same bytes there.
+ * Returns 1 if so, 0 if not.
+ */
+static int on_receiver_already(struct send_ctx *sctx,
+			       const struct data_extent *ext)
+{
+	struct extent_span sp;
+	int ret;
+
+	if (!sctx->cur.in_parent ||
+	    ext->off + ext->len > sctx->cur.parent_size)
+		return 0;
+	ret = lookup_extent_span(sctx->parent_root, sctx->cur.ino, ext->off,
+				 &sp);
+	if (ret)
+		return ret;
+	return span_maps(&sp, ext, ext->off) ? 1 : 0;
 }
 
 /* The same inode at the same offset in a clone source (an older snapshot). */
@@ -277,11 +359,20 @@ static bool clone_srcs_same_place(struct send_ctx *sctx,
 	u32 tried = 0;
 	u32 i;
 
-	for (i = 0; i < sctx->nr_clone_srcs && tried < CLONE_SRCS_TRIED; i++) {
-		struct btrfs_root *root = sctx->clone_srcs[i].root;
+	/*
+	 * The parent first: the receiver holds it unchanged, and an incremental
+	 * send of the same subvolume finds most moved data there.
+	 */
+	for (i = 0; i <= sctx->nr_clone_srcs && tried < CLONE_SRCS_TRIED; i++) {
+		struct btrfs_root *root;
 		int ret;
 
-		if (root == sctx->send_root)
+		if (i == 0)
+			root = sctx->parent_root;
+		else
+			root = sctx->clone_srcs[i - 1].root;
+		if (!root || root == sctx->send_root ||
+		    (i > 0 && root == sctx->parent_root))
 			continue;
 		tried++;
 		ret = check_clone_src(sctx, ext, root, sctx->cur.ino, ext->off);
@@ -327,17 +418,30 @@ static int backref_walk_cb(u64 ino, u64 offset, u64 root_id, void *ctx)
 	struct backref_walk *bw = ctx;
 	struct send_ctx *sctx = bw->sctx;
 	struct send_clone_src *src;
+	struct btrfs_root *root;
 
-	src = bsearch(&root_id, sctx->clone_srcs, sctx->nr_clone_srcs,
-		      sizeof(*sctx->clone_srcs), clone_src_cmp);
-	if (!src)
-		return 0;
-	/* Within the send root only what the receiver already has. */
-	if (src->root == sctx->send_root &&
+	if (sctx->parent_root &&
+	    root_id == sctx->parent_root->root_key.objectid) {
+		/* The receiver holds the parent as it is. */
+		root = sctx->parent_root;
+	} else {
+		src = bsearch(&root_id, sctx->clone_srcs, sctx->nr_clone_srcs,
+			      sizeof(*sctx->clone_srcs), clone_src_cmp);
+		if (!src)
+			return 0;
+		root = src->root;
+	}
+	/*
+	 * Within the send root only what the receiver already has: inodes
+	 * done before this one (in an incremental send, lower inodes are
+	 * either done or the same as in the parent) and ranges of the
+	 * current inode before the current offset.
+	 */
+	if (root == sctx->send_root &&
 	    (ino > sctx->cur.ino ||
 	     (ino == sctx->cur.ino && offset + bw->ext->len > bw->ext->off)))
 		return 0;
-	bw->cands[bw->nr].root = src->root;
+	bw->cands[bw->nr].root = root;
 	bw->cands[bw->nr].ino = ino;
 	bw->cands[bw->nr].offset = offset;
 	bw->nr++;
@@ -512,7 +616,9 @@ static void note_written(struct send_ctx *sctx, u64 end)
 		sctx->cur.recv_size = end;
 }
 
-static int send_write(struct send_ctx *sctx, u64 off, u64 len)
+/* WRITE [off, off + len) of the current inode, or zeros if @zeros. */
+static int send_write_range(struct send_ctx *sctx, u64 off, u64 len,
+			    bool zeros)
 {
 	struct send_stream *s = &sctx->stream;
 	u32 chunk = s->buf_size - SEND_DATA_HEADROOM;
@@ -538,7 +644,10 @@ static int send_write(struct send_ctx *sctx, u64 off, u64 len)
 		dst = send_put_data_begin(s, n);
 		if (IS_ERR(dst))
 			return PTR_ERR(dst);
-		ret = read_file_data(sctx, off, n, dst);
+		if (zeros)
+			memset(dst, 0, n);
+		else
+			ret = read_file_data(sctx, off, n, dst);
 		if (ret)
 			return ret;
 		ret = send_cmd_end(s);
@@ -549,6 +658,11 @@ static int send_write(struct send_ctx *sctx, u64 off, u64 len)
 		note_written(sctx, off);
 	}
 	return 0;
+}
+
+static int send_write(struct send_ctx *sctx, u64 off, u64 len)
+{
+	return send_write_range(sctx, off, len, false);
 }
 
 /* Uncompressed inline data is copied straight from the leaf. */
@@ -610,7 +724,7 @@ static int send_update_extent(struct send_ctx *sctx,
  * Preallocated space is sent as such (v2) instead of as a hole, so that
  * the receiver keeps the allocation a nodatacow or database file relies on.
  */
-static int send_fallocate(struct send_ctx *sctx, const struct data_extent *ext)
+static int send_fallocate(struct send_ctx *sctx, u32 mode, u64 off, u64 len)
 {
 	struct send_stream *s = &sctx->stream;
 	int ret;
@@ -621,19 +735,69 @@ static int send_fallocate(struct send_ctx *sctx, const struct data_extent *ext)
 	ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
 	if (ret)
 		return ret;
-	ret = send_put_u32(s, BTRFS_SEND_A_FALLOCATE_MODE, 0);
+	ret = send_put_u32(s, BTRFS_SEND_A_FALLOCATE_MODE, mode);
 	if (ret)
 		return ret;
-	ret = send_put_u64(s, BTRFS_SEND_A_FILE_OFFSET, ext->off);
+	ret = send_put_u64(s, BTRFS_SEND_A_FILE_OFFSET, off);
 	if (ret)
 		return ret;
-	ret = send_put_u64(s, BTRFS_SEND_A_SIZE, ext->len);
+	ret = send_put_u64(s, BTRFS_SEND_A_SIZE, len);
 	if (ret)
 		return ret;
 	ret = send_cmd_end(s);
 	if (ret)
 		return ret;
-	note_written(sctx, ext->off + ext->len);
+	if (!(mode & FALLOC_FL_KEEP_SIZE))
+		note_written(sctx, off + len);
+	return 0;
+}
+
+/*
+ * Incremental send: make the pending range read as zeros on the receiver,
+ * where the parent had data and the send root has none.  Version 2 punches
+ * a hole; version 1 has no other way than writing zeros.
+ */
+static int zero_range_flush(struct send_ctx *sctx)
+{
+	struct send_inode *cur = &sctx->cur;
+	u64 off = cur->zero_start;
+	u64 len = cur->zero_end - cur->zero_start;
+
+	if (!len)
+		return 0;
+	cur->zero_start = 0;
+	cur->zero_end = 0;
+	if (send_no_data(sctx)) {
+		struct data_extent ext = { .off = off, .len = len };
+
+		return send_update_extent(sctx, &ext);
+	}
+	if (sctx->stream.proto >= 2)
+		return send_fallocate(sctx, FALLOC_FL_PUNCH_HOLE |
+				      FALLOC_FL_KEEP_SIZE, off, len);
+	return send_write_range(sctx, off, len, true);
+}
+
+/*
+ * Add [start, end) to the ranges to zero, clamped to where the receiver
+ * has data (the parent's size) and to what survives the final truncate.
+ * Adjacent ranges (one per parent extent) go out as one command.
+ */
+static int zero_range_add(struct send_ctx *sctx, u64 start, u64 end)
+{
+	struct send_inode *cur = &sctx->cur;
+	int ret;
+
+	end = min3(end, cur->parent_size, cur->size);
+	if (start >= end)
+		return 0;
+	if (cur->zero_end != start) {
+		ret = zero_range_flush(sctx);
+		if (ret)
+			return ret;
+		cur->zero_start = start;
+	}
+	cur->zero_end = end;
 	return 0;
 }
 
@@ -871,10 +1035,25 @@ static int send_extent(struct send_ctx *sctx, struct extent_buffer *leaf,
 	if (ext.disk_bytenr == 0 || ext.len == 0)
 		return 0;
 
+	ret = on_receiver_already(sctx, &ext);
+	if (ret)
+		return ret < 0 ? ret : 0;
+
 	if (ext.type == BTRFS_FILE_EXTENT_PREALLOC) {
 		if (sctx->stream.proto < 2)
 			return 0;
-		return send_fallocate(sctx, &ext);
+		/*
+		 * Preallocating keeps what the receiver has there: punch the
+		 * parent's data first (zeroing skips preallocated ranges).
+		 */
+		if (sctx->cur.in_parent) {
+			ret = zero_range_add(sctx, ext.off, ext.off + ext.len);
+			if (!ret)
+				ret = zero_range_flush(sctx);
+			if (ret)
+				return ret;
+		}
+		return send_fallocate(sctx, 0, ext.off, ext.len);
 	}
 
 	ret = find_clone(sctx, &ext, &src);
@@ -922,12 +1101,74 @@ int send_data_extent(struct send_ctx *sctx, const struct send_cmp_item *item)
 	return ret;
 }
 
+/*
+ * Whether the send root has data for the current inode at @sp, as far as
+ * the zeroing of parent data is concerned: preallocated ranges are punched
+ * before their FALLOCATE in version 2, and are zeros to write in version 1.
+ */
+static bool span_has_data(const struct send_ctx *sctx,
+			  const struct extent_span *sp)
+{
+	if (sp->type == BTRFS_FILE_EXTENT_INLINE)
+		return true;
+	if (sp->type == BTRFS_FILE_EXTENT_PREALLOC)
+		return sctx->stream.proto >= 2;
+	return sp->disk_bytenr != 0;
+}
+
+/*
+ * Incremental send: the parent's extent item of a reported EXTENT_DATA key
+ * (deleted, or changed).  Where it had data and the send root has a hole,
+ * no item, or (version 1) preallocated space, the receiver gets zeros.
+ */
+int send_data_parent_extent(struct send_ctx *sctx,
+			    const struct send_cmp_item *item)
+{
+	struct extent_span old;
+	struct extent_span sp;
+	u64 pos;
+	u64 end;
+	int ret;
+
+	fill_span(item->right, item->right_slot, item->key.offset, &old);
+	if (old.type != BTRFS_FILE_EXTENT_INLINE && !old.disk_bytenr)
+		return 0;
+	if (old.type == BTRFS_FILE_EXTENT_PREALLOC)
+		return 0;
+	end = min3(old.end, sctx->cur.parent_size, sctx->cur.size);
+
+	for (pos = old.start; pos < end; pos = sp.end) {
+		ret = lookup_extent_span(sctx->send_root, sctx->cur.ino, pos,
+					 &sp);
+		if (ret)
+			return ret;
+		if (!sp.found) {
+			return zero_range_add(sctx, pos, end);
+		} else if (sp.start > pos) {
+			/* No item between pos and the next one. */
+			ret = zero_range_add(sctx, pos, min(sp.start, end));
+			sp.end = sp.start;
+		} else if (!span_has_data(sctx, &sp)) {
+			ret = zero_range_add(sctx, pos, min(sp.end, end));
+		}
+		if (ret)
+			return ret;
+		ret = send_check_interrupt();
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /* Give the file its final size once all its extents went out. */
 int send_data_finish(struct send_ctx *sctx)
 {
 	struct send_stream *s = &sctx->stream;
 	int ret;
 
+	ret = zero_range_flush(sctx);
+	if (ret)
+		return ret;
 	if (sctx->cur.recv_size == sctx->cur.size)
 		return 0;
 	ret = send_cmd_begin(s, BTRFS_SEND_C_TRUNCATE);

@@ -23,13 +23,6 @@
 #include "ctree.h"
 #include "send-internal.h"
 
-/* Inode flags that chattr(1) shows; the others are btrfs bookkeeping. */
-#define SEND_FILEATTR_MASK	(BTRFS_INODE_NODATACOW | BTRFS_INODE_SYNC | \
-				 BTRFS_INODE_IMMUTABLE | BTRFS_INODE_APPEND | \
-				 BTRFS_INODE_NODUMP | BTRFS_INODE_NOATIME | \
-				 BTRFS_INODE_DIRSYNC | BTRFS_INODE_COMPRESS | \
-				 BTRFS_INODE_NOCOMPRESS)
-
 /* Directories whose times are re-sent after the current inode's names. */
 #define MAX_DIRTY_DIRS		16
 
@@ -99,8 +92,8 @@ static int put_times(struct send_stream *s, const struct send_inode *si)
 			     sizeof(si->otime));
 }
 
-static int send_utimes_at(struct send_ctx *sctx, const struct send_path *p,
-			  const struct send_inode *si)
+int send_utimes_at(struct send_ctx *sctx, const struct send_path *p,
+		   const struct send_inode *si)
 {
 	struct send_stream *s = &sctx->stream;
 	int ret;
@@ -442,11 +435,57 @@ static bool name_is(const struct extent_buffer *leaf, unsigned long off,
 	return len == strlen(name) && !memcmp_extent_buffer(leaf, name, off, len);
 }
 
+/*
+ * SET_XATTR of one xattr of the current inode; security.capability is only
+ * noted here and sent last (see above).
+ */
+int send_set_xattr(struct send_ctx *sctx, const struct extent_buffer *leaf,
+		   unsigned long name_off, u32 name_len, u32 data_len)
+{
+	struct send_stream *s = &sctx->stream;
+	unsigned long data_off = name_off + name_len;
+	int ret;
+
+	if (name_is(leaf, name_off, name_len, XATTR_NAME_CAPS)) {
+		kfree(sctx->cur.caps);
+		sctx->cur.caps = kmalloc(max(data_len, 1U), GFP_KERNEL);
+		if (!sctx->cur.caps)
+			return -ENOMEM;
+		read_extent_buffer(leaf, sctx->cur.caps, data_off, data_len);
+		sctx->cur.caps_len = data_len;
+		return 0;
+	}
+
+	ret = send_cmd_begin(s, BTRFS_SEND_C_SET_XATTR);
+	if (ret)
+		return ret;
+	ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
+	if (ret)
+		return ret;
+	ret = send_put_eb(s, BTRFS_SEND_A_XATTR_NAME, leaf, name_off, name_len);
+	if (ret)
+		return ret;
+	if (data_len == 0 &&
+	    (name_is(leaf, name_off, name_len, XATTR_NAME_POSIX_ACL_ACCESS) ||
+	     name_is(leaf, name_off, name_len, XATTR_NAME_POSIX_ACL_DEFAULT))) {
+		/* setxattr refuses an empty ACL, send an empty list. */
+		__le32 version = cpu_to_le32(POSIX_ACL_XATTR_VERSION);
+
+		ret = send_put_attr(s, BTRFS_SEND_A_XATTR_DATA, &version,
+				    sizeof(version));
+	} else {
+		ret = send_put_eb(s, BTRFS_SEND_A_XATTR_DATA, leaf, data_off,
+				  data_len);
+	}
+	if (ret)
+		return ret;
+	return send_cmd_end(s);
+}
+
 /* Send the xattrs of one XATTR_ITEM (names whose hashes collide share it). */
 static int send_xattrs(struct send_ctx *sctx, const struct extent_buffer *leaf,
 		       int slot)
 {
-	struct send_stream *s = &sctx->stream;
 	unsigned long ptr = btrfs_item_ptr_offset(leaf, slot);
 	unsigned long end = ptr + btrfs_item_size(leaf, slot);
 	int ret;
@@ -455,62 +494,21 @@ static int send_xattrs(struct send_ctx *sctx, const struct extent_buffer *leaf,
 		struct btrfs_dir_item *di = (void *)ptr;
 		u32 name_len = btrfs_dir_name_len(leaf, di);
 		u32 data_len = btrfs_dir_data_len(leaf, di);
-		unsigned long name_off = (unsigned long)(di + 1);
-		unsigned long data_off = name_off + name_len;
 
 		ptr += sizeof(*di) + name_len + data_len;
 		if (ptr > end)
 			return -EUCLEAN;
-
-		if (name_is(leaf, name_off, name_len, XATTR_NAME_CAPS)) {
-			/* chown and writes drop it: sent last, see above. */
-			kfree(sctx->cur.caps);
-			sctx->cur.caps = kmalloc(max(data_len, 1U), GFP_KERNEL);
-			if (!sctx->cur.caps)
-				return -ENOMEM;
-			read_extent_buffer(leaf, sctx->cur.caps, data_off,
-					   data_len);
-			sctx->cur.caps_len = data_len;
-			continue;
-		}
-
-		ret = send_cmd_begin(s, BTRFS_SEND_C_SET_XATTR);
-		if (ret)
-			return ret;
-		ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
-		if (ret)
-			return ret;
-		ret = send_put_eb(s, BTRFS_SEND_A_XATTR_NAME, leaf, name_off,
-				  name_len);
-		if (ret)
-			return ret;
-		if (data_len == 0 &&
-		    (name_is(leaf, name_off, name_len,
-			     XATTR_NAME_POSIX_ACL_ACCESS) ||
-		     name_is(leaf, name_off, name_len,
-			     XATTR_NAME_POSIX_ACL_DEFAULT))) {
-			/* setxattr refuses an empty ACL, send an empty list. */
-			__le32 version = cpu_to_le32(POSIX_ACL_XATTR_VERSION);
-
-			ret = send_put_attr(s, BTRFS_SEND_A_XATTR_DATA,
-					    &version, sizeof(version));
-		} else {
-			ret = send_put_eb(s, BTRFS_SEND_A_XATTR_DATA, leaf,
-					  data_off, data_len);
-		}
-		if (ret)
-			return ret;
-		ret = send_cmd_end(s);
+		ret = send_set_xattr(sctx, leaf, (unsigned long)(di + 1),
+				     name_len, data_len);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-static int send_owner_and_mode(struct send_ctx *sctx)
+int send_chown(struct send_ctx *sctx)
 {
 	struct send_stream *s = &sctx->stream;
-	struct send_inode *cur = &sctx->cur;
 	int ret;
 
 	ret = send_cmd_begin(s, BTRFS_SEND_C_CHOWN);
@@ -519,68 +517,101 @@ static int send_owner_and_mode(struct send_ctx *sctx)
 	ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
 	if (ret)
 		return ret;
-	ret = send_put_u64(s, BTRFS_SEND_A_UID, cur->uid);
+	ret = send_put_u64(s, BTRFS_SEND_A_UID, sctx->cur.uid);
 	if (ret)
 		return ret;
-	ret = send_put_u64(s, BTRFS_SEND_A_GID, cur->gid);
+	ret = send_put_u64(s, BTRFS_SEND_A_GID, sctx->cur.gid);
 	if (ret)
 		return ret;
-	ret = send_cmd_end(s);
-	if (ret)
-		return ret;
-
-	/* Symlinks have no mode of their own (chmod would follow them). */
-	if (!S_ISLNK(cur->mode)) {
-		ret = send_cmd_begin(s, BTRFS_SEND_C_CHMOD);
-		if (ret)
-			return ret;
-		ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
-		if (ret)
-			return ret;
-		ret = send_put_u64(s, BTRFS_SEND_A_MODE, cur->mode & 07777);
-		if (ret)
-			return ret;
-		ret = send_cmd_end(s);
-		if (ret)
-			return ret;
-	}
-
-	if (s->proto >= 2 && (cur->flags & SEND_FILEATTR_MASK)) {
-		ret = send_cmd_begin(s, BTRFS_SEND_C_FILEATTR);
-		if (ret)
-			return ret;
-		ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
-		if (ret)
-			return ret;
-		ret = send_put_u64(s, BTRFS_SEND_A_FILEATTR, cur->flags);
-		if (ret)
-			return ret;
-		ret = send_cmd_end(s);
-		if (ret)
-			return ret;
-	}
-
-	if (cur->caps) {
-		ret = send_cmd_begin(s, BTRFS_SEND_C_SET_XATTR);
-		if (ret)
-			return ret;
-		ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
-		if (ret)
-			return ret;
-		ret = send_put_attr(s, BTRFS_SEND_A_XATTR_NAME, XATTR_NAME_CAPS,
-				    strlen(XATTR_NAME_CAPS));
-		if (ret)
-			return ret;
-		ret = send_put_attr(s, BTRFS_SEND_A_XATTR_DATA, cur->caps,
-				    cur->caps_len);
-		if (ret)
-			return ret;
-		ret = send_cmd_end(s);
-	}
-	return ret;
+	return send_cmd_end(s);
 }
 
-static void release_inode(struct send_ctx *sctx)
+int send_chmod(struct send_ctx *sctx)
+{
+	struct send_stream *s = &sctx->stream;
+	int ret;
+
+	/* Symlinks have no mode of their own (chmod would follow them). */
+	if (S_ISLNK(sctx->cur.mode))
+		return 0;
+	ret = send_cmd_begin(s, BTRFS_SEND_C_CHMOD);
+	if (ret)
+		return ret;
+	ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
+	if (ret)
+		return ret;
+	ret = send_put_u64(s, BTRFS_SEND_A_MODE, sctx->cur.mode & 07777);
+	if (ret)
+		return ret;
+	return send_cmd_end(s);
+}
+
+/* FILEATTR with the inode's flags; version 2 only. */
+int send_fileattr(struct send_ctx *sctx)
+{
+	struct send_stream *s = &sctx->stream;
+	int ret;
+
+	if (s->proto < 2)
+		return 0;
+	ret = send_cmd_begin(s, BTRFS_SEND_C_FILEATTR);
+	if (ret)
+		return ret;
+	ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
+	if (ret)
+		return ret;
+	ret = send_put_u64(s, BTRFS_SEND_A_FILEATTR, sctx->cur.flags);
+	if (ret)
+		return ret;
+	return send_cmd_end(s);
+}
+
+/* security.capability, if the inode has one: after chown and data. */
+int send_caps(struct send_ctx *sctx)
+{
+	struct send_stream *s = &sctx->stream;
+	struct send_inode *cur = &sctx->cur;
+	int ret;
+
+	if (!cur->caps)
+		return 0;
+	ret = send_cmd_begin(s, BTRFS_SEND_C_SET_XATTR);
+	if (ret)
+		return ret;
+	ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
+	if (ret)
+		return ret;
+	ret = send_put_attr(s, BTRFS_SEND_A_XATTR_NAME, XATTR_NAME_CAPS,
+			    strlen(XATTR_NAME_CAPS));
+	if (ret)
+		return ret;
+	ret = send_put_attr(s, BTRFS_SEND_A_XATTR_DATA, cur->caps,
+			    cur->caps_len);
+	if (ret)
+		return ret;
+	return send_cmd_end(s);
+}
+
+/* Everything a new inode gets after its data, except its times. */
+int send_owner_and_mode(struct send_ctx *sctx)
+{
+	int ret;
+
+	ret = send_chown(sctx);
+	if (ret)
+		return ret;
+	ret = send_chmod(sctx);
+	if (ret)
+		return ret;
+	if (sctx->cur.flags & SEND_FILEATTR_MASK) {
+		ret = send_fileattr(sctx);
+		if (ret)
+			return ret;
+	}
+	return send_caps(sctx);
+}
+
+void send_release_inode(struct send_ctx *sctx)
 {
 	struct send_inode *cur = &sctx->cur;
 	struct send_ref *ref;
@@ -621,7 +652,7 @@ static int finish_inode(struct send_ctx *sctx)
 	ret = send_utimes_at(sctx, &sctx->cur_path, cur);
 out:
 	sctx->progress = cur->ino + 1;
-	release_inode(sctx);
+	send_release_inode(sctx);
 	return ret;
 }
 
@@ -718,7 +749,7 @@ int send_full_tree(struct send_ctx *sctx)
 				 sctx);
 	if (!ret)
 		ret = finish_inode(sctx);
-	release_inode(sctx);
+	send_release_inode(sctx);
 	/*
 	 * Orphans were created in and moved out of the top directory after
 	 * its times went out; 6.1 leaves the received top directory with the

@@ -134,6 +134,16 @@ struct send_inode {
 	bool skip;		/* no links: nothing to send */
 	bool refs_done;
 	u64 recv_size;		/* file size on the receiver so far */
+	/*
+	 * Incremental send: the receiver holds the parent's version of this
+	 * inode (same generation), of size parent_size; parent data that the
+	 * send root no longer has is made zeros, [zero_start, zero_end) is
+	 * the pending range of that.
+	 */
+	bool in_parent;
+	u64 parent_size;
+	u64 zero_start;
+	u64 zero_end;
 	struct list_head refs;
 	void *caps;		/* security.capability, sent last */
 	u32 caps_len;
@@ -192,6 +202,13 @@ static inline bool send_no_data(const struct send_ctx *sctx)
 
 /* ---- inodes and data (send-inode.c, send-data.c) ---------------------- */
 
+/* Inode flags that chattr(1) shows; the others are btrfs bookkeeping. */
+#define SEND_FILEATTR_MASK	(BTRFS_INODE_NODATACOW | BTRFS_INODE_SYNC | \
+				 BTRFS_INODE_IMMUTABLE | BTRFS_INODE_APPEND | \
+				 BTRFS_INODE_NODUMP | BTRFS_INODE_NOATIME | \
+				 BTRFS_INODE_DIRSYNC | BTRFS_INODE_COMPRESS | \
+				 BTRFS_INODE_NOCOMPRESS)
+
 int send_full_tree(struct send_ctx *sctx);
 
 /*
@@ -209,8 +226,22 @@ int send_rename_or_link(struct send_ctx *sctx, enum btrfs_send_cmd cmd,
 			const struct send_path *from,
 			const struct send_path *to);
 
+/* Emitters shared by the full send and the contents pass. */
+int send_utimes_at(struct send_ctx *sctx, const struct send_path *p,
+		   const struct send_inode *si);
+int send_set_xattr(struct send_ctx *sctx, const struct extent_buffer *leaf,
+		   unsigned long name_off, u32 name_len, u32 data_len);
+int send_chown(struct send_ctx *sctx);
+int send_chmod(struct send_ctx *sctx);
+int send_fileattr(struct send_ctx *sctx);
+int send_caps(struct send_ctx *sctx);
+int send_owner_and_mode(struct send_ctx *sctx);
+void send_release_inode(struct send_ctx *sctx);
+
 int send_data_extent(struct send_ctx *sctx, const struct send_cmp_item *item);
 int send_data_finish(struct send_ctx *sctx);
+int send_data_parent_extent(struct send_ctx *sctx,
+			    const struct send_cmp_item *item);
 void send_data_close_inode(struct send_ctx *sctx);
 int send_extent_cache_init(struct send_ctx *sctx);
 void send_extent_cache_free(struct send_ctx *sctx);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * BTRFS_IOC_SEND: argument checks, pinning of the roots involved, and the
- * outline of one send (stream header, SUBVOL, the tree, END).
+ * outline of one send (stream header, SUBVOL or SNAPSHOT, the tree or the
+ * changes against the parent, END).
  *
  * Every root taken part in a send (the send root, the parent, each clone
  * source) has its send_in_progress count raised for the whole operation.
@@ -174,9 +175,14 @@ static u8 *stream_uuid(struct btrfs_root *root)
 	return root->root_item.uuid;
 }
 
-/* SUBVOL with the name the send root has in its parent directory. */
+/*
+ * SUBVOL with the name the send root has in its parent directory, or for
+ * an incremental send SNAPSHOT, which also names the parent the receiver
+ * must start from.
+ */
 static int send_subvol_begin(struct send_ctx *sctx)
 {
+	struct btrfs_root *parent = sctx->parent_root;
 	struct btrfs_root *root = sctx->send_root;
 	struct send_stream *s = &sctx->stream;
 	struct btrfs_root_ref *ref;
@@ -206,7 +212,8 @@ static int send_subvol_begin(struct send_ctx *sctx)
 	}
 	ref = btrfs_item_ptr(leaf, path->slots[0], struct btrfs_root_ref);
 
-	ret = send_cmd_begin(s, BTRFS_SEND_C_SUBVOL);
+	ret = send_cmd_begin(s, parent ? BTRFS_SEND_C_SNAPSHOT :
+					 BTRFS_SEND_C_SUBVOL);
 	if (ret)
 		goto out;
 	ret = send_put_eb(s, BTRFS_SEND_A_PATH, leaf, (unsigned long)(ref + 1),
@@ -222,10 +229,40 @@ static int send_subvol_begin(struct send_ctx *sctx)
 			   btrfs_root_ctransid(&root->root_item));
 	if (ret)
 		goto out;
+	if (parent) {
+		ret = send_put_attr(s, BTRFS_SEND_A_CLONE_UUID,
+				    stream_uuid(parent), BTRFS_UUID_SIZE);
+		if (ret)
+			goto out;
+		ret = send_put_u64(s, BTRFS_SEND_A_CLONE_CTRANSID,
+				   btrfs_root_ctransid(&parent->root_item));
+		if (ret)
+			goto out;
+	}
 	ret = send_cmd_end(s);
 out:
 	btrfs_free_path(path);
 	return ret;
+}
+
+/*
+ * Two walks of the changed items: names first, so that the contents pass
+ * finds every inode at its final name.  Moving orphans through the top
+ * directory changes its times after any UTIMES sent for it.
+ */
+static int send_incremental(struct send_ctx *sctx)
+{
+	int ret;
+
+	ret = send_changed_names(sctx);
+	if (ret)
+		return ret;
+	ret = send_changed_contents(sctx);
+	if (ret)
+		return ret;
+	if (!sctx->top_dir_dirty)
+		return 0;
+	return send_utimes(sctx, BTRFS_FIRST_FREE_OBJECTID, 0);
 }
 
 static int send_run(struct send_ctx *sctx)
@@ -246,7 +283,10 @@ static int send_run(struct send_ctx *sctx)
 	ret = send_subvol_begin(sctx);
 	if (ret)
 		return ret;
-	ret = send_full_tree(sctx);
+	if (sctx->parent_root)
+		ret = send_incremental(sctx);
+	else
+		ret = send_full_tree(sctx);
 	if (ret)
 		return ret;
 	if (!(sctx->flags & BTRFS_SEND_FLAG_OMIT_END_CMD)) {
@@ -435,11 +475,6 @@ long btrfs_ioctl_send(struct inode *inode, struct btrfs_ioctl_send_args *arg)
 	if (ret)
 		goto out_free_ctx;
 
-	/* Incremental sends (a parent) come with the next part of the series. */
-	if (sctx->parent_root) {
-		ret = -EOPNOTSUPP;
-		goto out_free_ctx;
-	}
 	ret = send_run(sctx);
 
 out_free_ctx:
