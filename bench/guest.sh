@@ -31,19 +31,22 @@ switch_to() {
 }
 
 # record WORKLOAD IMPL PAIR CMD...: time CMD, note its output size if it
-# wrote $B/scratch/out, and the slab growth.
+# wrote $B/scratch/out, the slab growth and the peak resident memory (KiB)
+# of CMD and its children.
 record() {
-	local w=$1 impl=$2 pair=$3 t0 t1 s0 s1 bytes=
+	local w=$1 impl=$2 pair=$3 t0 t1 s0 s1 bytes= rss
 	shift 3
-	rm -f $B/scratch/out
+	rm -f $B/scratch/out $B/rss
 	s0=$(slab)
 	t0=$(now)
-	"$@" || { log "$w $impl pair $pair failed: $*"; echo "failed" >> "$VM_OUT/failures"; }
+	/usr/bin/time -f %M -o $B/rss "$@" ||
+		{ log "$w $impl pair $pair failed: $*"; echo "failed" >> "$VM_OUT/failures"; }
 	t1=$(now)
 	s1=$(slab)
+	rss=$(tail -n 1 $B/rss)
 	[ -f $B/scratch/out ] && bytes=$(stat -c %s $B/scratch/out)
-	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$impl" "$pair" \
-		"$(echo "$t1 - $t0" | bc)" "${bytes:-}" "$((s1 - s0))" >> "$res"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$impl" "$pair" \
+		"$(echo "$t1 - $t0" | bc)" "${bytes:-}" "$((s1 - s0))" "$rss" >> "$res"
 	log "$w $impl pair $pair: $(echo "$t1 - $t0" | bc) s ${bytes:+$bytes bytes}"
 }
 
@@ -114,10 +117,11 @@ receive_workload() {
 	for p in $(seq 1 "$pairs"); do
 		btrfs -q subvolume delete "$dir/$name" > /dev/null 2>&1
 		sync; echo 3 > /proc/sys/vm/drop_caches
-		record "W6-$w" ours "$p" "$bs" receive -q -f $B/scratch/$w.stream "$dir"
+		# Timed to the end of a sync: both pay for their writeback.
+		record "W6-$w" ours "$p" sh -c "'$bs' receive -q -f $B/scratch/$w.stream '$dir' && sync"
 		btrfs -q subvolume delete "$dir/$name" > /dev/null 2>&1
 		sync; echo 3 > /proc/sys/vm/drop_caches
-		record "W6-$w" baseline "$p" btrfs -q receive -f $B/scratch/$w.stream "$dir"
+		record "W6-$w" baseline "$p" sh -c "btrfs -q receive -f $B/scratch/$w.stream '$dir' && sync"
 	done
 	btrfs -q subvolume delete "$dir/$name" > /dev/null 2>&1
 }

@@ -30,9 +30,10 @@ def load(path):
         f = line.rstrip("\n").split("\t")
         if len(f) < 6:
             continue
-        w, impl, pair, secs, size, slab = f
+        w, impl, pair, secs, size, slab = f[:6]
+        rss = int(f[6]) if len(f) > 6 and f[6] else None
         runs[w]["ours" if impl == "ours" else "base"][int(pair)] = (
-            float(secs), int(size) if size else None, int(slab))
+            float(secs), int(size) if size else None, int(slab), rss)
     return runs
 
 
@@ -68,6 +69,11 @@ def main():
         if sizes:
             notes.append("- %s stream size: ours %d bytes, stock %d bytes (ours/stock %.3f)" % (
                 w, sizes[0][0], sizes[0][1], sizes[0][0] / sizes[0][1]))
+        if w[:2] in ("W6", "W7", "W8"):
+            rss = [(ours[p][3], base[p][3]) for p in pairs if ours[p][3] and base[p][3]]
+            if rss:
+                notes.append("- %s peak memory (max RSS, MiB): ours %.1f, baseline %.1f" % (
+                    w, max(r[0] for r in rss) / 1024, max(r[1] for r in rss) / 1024))
         if w[:2] in ("W1", "W2", "W3", "W4", "W5") and "-" not in w:
             notes.append("- %s kernel slab growth per send, KiB: ours median %d, stock median %d" % (
                 w, statistics.median([ours[p][2] for p in pairs]),
