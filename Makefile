@@ -40,8 +40,13 @@ check-unit: userspace
 check-vm: kernel userspace
 	@tests/run-tests --report $(B)/vm.results $(VM_TESTS)
 
+# make check-long SEEDS=N [SEED0=S] [MODULE=ours|stock] runs only the
+# randomized incremental send test, on N seeds from S (a failing seed's
+# replay command); without SEEDS, every long test (500 seeds).
+RANDOM_LONG = tests/vm/t113-send-random-long.sh
 check-long: kernel userspace
-	@SEND_LONG=1 tests/run-tests --report $(B)/long.results $(LONG_TESTS)
+	@SEND_LONG=1 SEEDS=$(SEEDS) SEED0=$(SEED0) MODULE=$(MODULE) tests/run-tests \
+		--report $(B)/long.results $(if $(SEEDS),$(RANDOM_LONG),$(LONG_TESTS))
 
 check: deps
 	@$(MAKE) --no-print-directory userspace kernel

@@ -15,3 +15,11 @@ $(B)/bin/treecmp: $(TREECMP_OBJS)
 
 BINS += $(B)/bin/treecmp
 UNIT_TESTS += tests/unit/treecmp.t
+
+# fsgen: seeded generator of trees and operations for the randomized
+# incremental send test (docs/incremental-tests.md).
+$(B)/bin/fsgen: tests/tools/fsgen.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Wshadow -Wmissing-prototypes $(LDFLAGS) -o $@ $< $(LDLIBS)
+
+BINS += $(B)/bin/fsgen
