@@ -22,7 +22,7 @@ for ((first = seed0; first < seed0 + seeds; first += batch)); do
 	[ $last -lt $((seed0 + seeds - 1)) ] || last=$((seed0 + seeds - 1))
 	echo "# seeds $first to $last on $module"
 	"$top/tests/vm/run" --module ours --disks 2 --out "$out" \
-		--timeout $((300 + 10 * (last - first + 1))) -- \
+		--timeout $((600 + 30 * (last - first + 1))) -- \
 		env RANDOM_SEEDS="$(seq -s ' ' $first $last)" RANDOM_MODULE=$module $swap \
 		tests/vm/guest/send-random.sh || rc=1
 done
