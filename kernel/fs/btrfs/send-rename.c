@@ -860,8 +860,12 @@ static int rename_shared(struct send_ctx *sctx, u64 ino, struct name_rec *rec)
 		ret = unlink_old_names(sctx, &old_names, NULL);
 		rec->new_state = NEW_FINAL;
 	} else if (list_empty(&old_names)) {
-		/* Linked again (O_TMPFILE): never was on the receiver. */
-		ret = -EOPNOTSUPP;
+		/*
+		 * Without links in the parent (O_TMPFILE, linked later): the
+		 * receiver never had it, so it is created like a new inode.
+		 */
+		free_names(&new_names);
+		ret = create_new(sctx, ino, rec);
 	} else {
 		ret = rename_moving(sctx, ino, rec, &old_names, &new_names);
 	}
