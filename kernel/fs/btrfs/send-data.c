@@ -149,8 +149,15 @@ static bool clone_range_ok(const struct send_ctx *sctx,
 		return false;
 	if (IS_ALIGNED(ext->len, bs))
 		return true;
+	/*
+	 * An unaligned tail may only be cloned to the end of the destination
+	 * as the receiver has it: in an incremental send the file may still
+	 * be longer there (it shrinks with the final TRUNCATE), and clone
+	 * refuses an unaligned range ending inside the destination.
+	 */
 	return src_off + ext->len == src_isize &&
-	       ext->off + ext->len == sctx->cur.size;
+	       ext->off + ext->len == sctx->cur.size &&
+	       ext->off + ext->len >= sctx->cur.recv_size;
 }
 
 static bool extent_cache_find(struct send_ctx *sctx,
