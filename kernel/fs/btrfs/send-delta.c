@@ -12,8 +12,9 @@
  *    same number are not reported by the comparison);
  *  - an inode of both: SET_XATTR/REMOVE_XATTR per xattr that differs, the
  *    changed file extents, zeros where the parent had data and the send
- *    root has none, TRUNCATE, then CHOWN (and CHMOD, chown clears setuid),
- *    CHMOD, FILEATTR if they changed, security.capability, UTIMES;
+ *    root has none, TRUNCATE, then CHOWN (and CHMOD of a setuid/setgid
+ *    mode, which chown clears), CHMOD, FILEATTR if they changed,
+ *    security.capability, UTIMES;
  *  - an inode only in the parent: nothing, the names pass removed it.
  */
 
@@ -238,7 +239,13 @@ static int finish_changed_inode(struct contents_walk *w)
 		if (ret)
 			return ret;
 	}
-	if (chowned || cur->mode != old->mode) {
+	/*
+	 * chown(2) on the receiver clears only setuid and setgid: resend an
+	 * unchanged mode only when it has one of them, so the stream says
+	 * "mode changed" only where it may have.
+	 */
+	if (cur->mode != old->mode ||
+	    (chowned && (cur->mode & (S_ISUID | S_ISGID)))) {
 		ret = send_chmod(sctx);
 		if (ret)
 			return ret;
