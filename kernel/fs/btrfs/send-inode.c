@@ -270,10 +270,10 @@ out:
 	return ret;
 }
 
-static int add_ref(struct send_ctx *sctx, u64 dir,
-		   const struct extent_buffer *leaf, unsigned long name_off,
-		   u32 name_len)
+static int add_ref(void *ctx, u64 dir, const struct extent_buffer *leaf,
+		   unsigned long name_off, u32 name_len)
 {
+	struct send_ctx *sctx = ctx;
 	struct send_ref *ref;
 
 	if (name_len > BTRFS_NAME_LEN)
@@ -292,34 +292,7 @@ static int add_ref(struct send_ctx *sctx, u64 dir,
 static int record_refs(struct send_ctx *sctx, const struct extent_buffer *leaf,
 		       int slot, const struct btrfs_key *key)
 {
-	unsigned long ptr = btrfs_item_ptr_offset(leaf, slot);
-	unsigned long end = ptr + btrfs_item_size(leaf, slot);
-	int ret;
-
-	while (ptr < end) {
-		u32 name_len;
-
-		if (key->type == BTRFS_INODE_REF_KEY) {
-			struct btrfs_inode_ref *iref = (void *)ptr;
-
-			name_len = btrfs_inode_ref_name_len(leaf, iref);
-			ret = add_ref(sctx, key->offset, leaf,
-				      (unsigned long)(iref + 1), name_len);
-			ptr += sizeof(*iref) + name_len;
-		} else {
-			struct btrfs_inode_extref *extref = (void *)ptr;
-
-			name_len = btrfs_inode_extref_name_len(leaf, extref);
-			ret = add_ref(sctx,
-				      btrfs_inode_extref_parent(leaf, extref),
-				      leaf, (unsigned long)&extref->name,
-				      name_len);
-			ptr += sizeof(*extref) + name_len;
-		}
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return send_walk_refs(leaf, slot, key, add_ref, sctx);
 }
 
 int send_rename_or_link(struct send_ctx *sctx, enum btrfs_send_cmd cmd,

@@ -65,6 +65,12 @@ struct send_ref_name {
 
 int send_first_ref(struct btrfs_root *root, u64 ino,
 		   struct send_ref_name *ref);
+int send_walk_refs(const struct extent_buffer *leaf, int slot,
+		   const struct btrfs_key *key,
+		   int (*fn)(void *ctx, u64 dir,
+			     const struct extent_buffer *leaf,
+			     unsigned long name_off, u32 name_len),
+		   void *ctx);
 int send_orphan_path(struct send_ctx *sctx, u64 ino, u64 gen,
 		     struct send_path *p);
 int send_cur_path(struct send_ctx *sctx, u64 ino, u64 gen,

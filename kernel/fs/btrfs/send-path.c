@@ -189,6 +189,45 @@ out:
 }
 
 /*
+ * Call @fn for every name in the INODE_REF or INODE_EXTREF item at @slot:
+ * the parent directory, and where the name lies in @leaf.
+ */
+int send_walk_refs(const struct extent_buffer *leaf, int slot,
+		   const struct btrfs_key *key,
+		   int (*fn)(void *ctx, u64 dir,
+			     const struct extent_buffer *leaf,
+			     unsigned long name_off, u32 name_len),
+		   void *ctx)
+{
+	unsigned long ptr = btrfs_item_ptr_offset(leaf, slot);
+	unsigned long end = ptr + btrfs_item_size(leaf, slot);
+	int ret;
+
+	while (ptr < end) {
+		u32 len;
+
+		if (key->type == BTRFS_INODE_REF_KEY) {
+			struct btrfs_inode_ref *iref = (void *)ptr;
+
+			len = btrfs_inode_ref_name_len(leaf, iref);
+			ret = fn(ctx, key->offset, leaf,
+				 (unsigned long)(iref + 1), len);
+			ptr += sizeof(*iref) + len;
+		} else {
+			struct btrfs_inode_extref *extref = (void *)ptr;
+
+			len = btrfs_inode_extref_name_len(leaf, extref);
+			ret = fn(ctx, btrfs_inode_extref_parent(leaf, extref),
+				 leaf, (unsigned long)&extref->name, len);
+			ptr += sizeof(*extref) + len;
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
  * New inodes are created under a temporary name in the top directory,
  * o<ino>-<gen>-<idx>, with the smallest index that no entry of the top
  * directory of the send or the parent snapshot uses.  The name can thus be

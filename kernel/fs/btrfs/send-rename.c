@@ -286,10 +286,10 @@ static void free_names(struct list_head *names)
 	}
 }
 
-static int add_name(struct list_head *names, u64 dir,
-		    const struct extent_buffer *leaf, unsigned long name_off,
-		    u32 name_len)
+static int add_name(void *ctx, u64 dir, const struct extent_buffer *leaf,
+		    unsigned long name_off, u32 name_len)
 {
+	struct list_head *names = ctx;
 	struct name_ref *ref;
 
 	if (name_len > BTRFS_NAME_LEN)
@@ -309,33 +309,7 @@ static int add_item_names(struct list_head *names,
 			  const struct extent_buffer *leaf, int slot,
 			  const struct btrfs_key *key)
 {
-	unsigned long ptr = btrfs_item_ptr_offset(leaf, slot);
-	unsigned long end = ptr + btrfs_item_size(leaf, slot);
-	int ret;
-
-	while (ptr < end) {
-		u32 len;
-
-		if (key->type == BTRFS_INODE_REF_KEY) {
-			struct btrfs_inode_ref *iref = (void *)ptr;
-
-			len = btrfs_inode_ref_name_len(leaf, iref);
-			ret = add_name(names, key->offset, leaf,
-				       (unsigned long)(iref + 1), len);
-			ptr += sizeof(*iref) + len;
-		} else {
-			struct btrfs_inode_extref *extref = (void *)ptr;
-
-			len = btrfs_inode_extref_name_len(leaf, extref);
-			ret = add_name(names,
-				       btrfs_inode_extref_parent(leaf, extref),
-				       leaf, (unsigned long)&extref->name, len);
-			ptr += sizeof(*extref) + len;
-		}
-		if (ret)
-			return ret;
-	}
-	return 0;
+	return send_walk_refs(leaf, slot, key, add_name, names);
 }
 
 /*
