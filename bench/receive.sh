@@ -15,7 +15,11 @@
 #
 #   bench/receive.sh                      (run `make userspace` first)
 #   RECV_BENCH_RUNS=3 RECV_BENCH_FILES=100000 RECV_BENCH_LARGE_MB=2048 \
-#   RECV_BENCH_RENAMES=50000 RECV_BENCH_SERIAL= bench/receive.sh
+#   RECV_BENCH_RENAMES=50000 RECV_BENCH_SERIAL= RECV_BENCH_ICOUNT= bench/receive.sh
+#
+# RECV_BENCH_ICOUNT=SHIFT times by instruction count (QEMU -icount, one
+# virtual CPU) as make bench does, so that figures do not depend on the
+# host's load; empty (default) is wall clock on two virtual CPUs.
 #
 # Guest side, for `make bench` to call on sources it already has:
 #
@@ -23,7 +27,9 @@
 #                    [--small SNAP] [--large SNAP] [--renames PARENT:CHILD]
 #                    [--serial]
 #
-# --serial also times ours without its worker thread ("ours-serial").
+# --serial also times ours without its worker thread ("ours-serial") and
+# with it forced on ("ours-worker"; by default ours has one only when it
+# can use two CPUs).
 #
 # DIR of --streams is scratch space for the streams (any filesystem),
 # --dest a directory on a btrfs filesystem where each run receives into a
@@ -89,7 +95,7 @@ guest_main() {
 	local streams= dest= runs=3 out=/dev/null small= large= renames= impls="ours progs"
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--serial) impls="ours progs ours-serial"; shift ;;
+		--serial) impls="ours progs ours-serial ours-worker"; shift ;;
 		--streams) streams=$2; shift 2 ;;
 		--dest) dest=$2; shift 2 ;;
 		--runs) runs=$2; shift 2 ;;
@@ -126,6 +132,7 @@ guest_main() {
 				case $impl in
 				ours) t=$(timed ours "$ours" receive -q -m "$dest" -f "$streams/$w" "$dest/$impl") ;;
 				ours-serial) t=$(timed ours "$ours" receive -q --serial -m "$dest" -f "$streams/$w" "$dest/$impl") ;;
+				ours-worker) t=$(timed ours "$ours" receive -q --worker -m "$dest" -f "$streams/$w" "$dest/$impl") ;;
 				progs) t=$(timed progs btrfs receive -q -f "$streams/$w" "$dest/$impl") ;;
 				esac || return 1
 				printf '%s\t%s\t%s\t%s\n' "$w" "$impl" "$i" "$t" | tee -a "$res" >> "$out"
@@ -225,7 +232,9 @@ PY
 	trap 'rm -rf "$work"' EXIT
 	cp --sparse=always "$small" "$work/small.img"
 	cp --sparse=always "$large" "$work/large.img"
-	"$top/tests/vm/run" --module stock --disks 2 --disk-size 16G --mem 3072 --timeout 14400 \
+	local vmopts=(--cpus 2)
+	[ -z "${RECV_BENCH_ICOUNT:-}" ] || vmopts=(--icount "$RECV_BENCH_ICOUNT" --cpus 1)
+	"$top/tests/vm/run" "${vmopts[@]}" --module stock --disks 2 --disk-size 16G --mem 3072 --timeout 14400 \
 		--disk-image "$work/small.img" --disk-image "$work/large.img" -- \
 		env RECV_BENCH_RUNS="$runs" RECV_BENCH_RENAMES="$renames" \
 		RECV_BENCH_SERIAL="${RECV_BENCH_SERIAL:-}" bench/receive.sh --standalone-guest

@@ -165,8 +165,8 @@ check "  nor by a new directory" test -z "$(getfattr -m - -d "$d/acl/d/sub" 2>/d
 
 # The worker thread changes nothing: the same tree without it.
 rm -rf "$tmp/ta" "$tmp/tb" && mkdir "$tmp/ta" "$tmp/tb"
-receive -f "$tmp/ok" "$tmp/ta" && receive --serial -f "$tmp/ok" "$tmp/tb"
-check "--serial (no worker thread): same tree (times of inodes without utimes aside)" "$treecmp" -i times "$tmp/ta/vol" "$tmp/tb/vol"
+receive --worker -f "$tmp/ok" "$tmp/ta" && receive --serial -f "$tmp/ok" "$tmp/tb"
+check "--worker and --serial (no worker thread): same tree (times of inodes without utimes aside)" "$treecmp" -i times "$tmp/ta/vol" "$tmp/tb/vol"
 chattr -i "$tmp/ta/vol/big" "$tmp/tb/vol/big"
 
 # The same stream through stdin, --chroot and -v (not under ASan: its
