@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <btrfs-stream/stream.h>
 #include "cli.h"
+#include "json.h"
 
 static const char *const dump_usage[] = {
 	"dump [options]",
@@ -389,85 +390,6 @@ static int t_unknown(void *u, const struct bstream_cmd *c)
 /* ---------------------------------------------------------------------- */
 /* JSON output                                                             */
 
-static bool valid_utf8(const uint8_t *s, size_t n)
-{
-	for (size_t i = 0; i < n;) {
-		uint8_t b = s[i];
-		size_t k;
-		uint32_t cp;
-
-		if (b < 0x80) {
-			i++;
-			continue;
-		}
-		if ((b & 0xe0) == 0xc0) {
-			k = 1;
-			cp = b & 0x1f;
-		} else if ((b & 0xf0) == 0xe0) {
-			k = 2;
-			cp = b & 0x0f;
-		} else if ((b & 0xf8) == 0xf0) {
-			k = 3;
-			cp = b & 0x07;
-		} else {
-			return false;
-		}
-		if (k >= n - i)
-			return false;
-		for (size_t j = 1; j <= k; j++) {
-			if ((s[i + j] & 0xc0) != 0x80)
-				return false;
-			cp = cp << 6 | (s[i + j] & 0x3f);
-		}
-		if ((k == 1 && cp < 0x80) || (k == 2 && cp < 0x800) ||
-		    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += k + 1;
-	}
-	return true;
-}
-
-static void json_hex(FILE *out, const uint8_t *p, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	putc_unlocked('"', out);
-	for (size_t i = 0; i < n; i++) {
-		putc_unlocked(hex[p[i] >> 4], out);
-		putc_unlocked(hex[p[i] & 15], out);
-	}
-	putc_unlocked('"', out);
-}
-
-/* A JSON string for valid UTF-8; otherwise the key gets "_hex" and hex. */
-static void json_string(FILE *out, const char *key, const uint8_t *p, size_t n)
-{
-	if (!valid_utf8(p, n)) {
-		fprintf(out, ",\"%s_hex\":", key);
-		json_hex(out, p, n);
-		return;
-	}
-	fprintf(out, ",\"%s\":\"", key);
-	for (size_t i = 0; i < n; i++) {
-		uint8_t ch = p[i];
-
-		if (ch == '"' || ch == '\\') {
-			putc_unlocked('\\', out);
-			putc_unlocked(ch, out);
-		} else if (ch == '\n') {
-			fputs("\\n", out);
-		} else if (ch == '\t') {
-			fputs("\\t", out);
-		} else if (ch < 0x20 || ch == 0x7f) {
-			fprintf(out, "\\u%04x", ch);
-		} else {
-			putc_unlocked(ch, out);
-		}
-	}
-	putc_unlocked('"', out);
-}
-
 static int j_header(void *u, uint32_t version, uint64_t offset)
 {
 	struct dump *d = u;
@@ -541,7 +463,8 @@ static int j_cmd(void *u, const struct bstream_cmd *c)
 			break;
 		}
 		case BSTREAM_T_STRING:
-			json_string(out, name, v, len);
+			putc_unlocked(',', out);
+			json_member(out, name, v, len);
 			break;
 		case BSTREAM_T_BINARY:
 			fprintf(out, ",\"%s_len\":%" PRIu32 ",\"%s\":", name, len, name);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "diff.h"
+#include "../json.h"
 
 struct item {
 	char kind;			/* '-', 'R', 'M', '+' */
@@ -233,75 +234,6 @@ static void text_item(FILE *out, const struct item *x)
 /* ---------------------------------------------------------------------- */
 /* JSON                                                                    */
 
-static bool valid_utf8(const unsigned char *s, size_t n)
-{
-	for (size_t i = 0; i < n;) {
-		unsigned char b = s[i];
-		uint32_t cp;
-		size_t k;
-
-		if (b < 0x80) {
-			i++;
-			continue;
-		}
-		if ((b & 0xe0) == 0xc0) {
-			k = 1;
-			cp = b & 0x1f;
-		} else if ((b & 0xf0) == 0xe0) {
-			k = 2;
-			cp = b & 0x0f;
-		} else if ((b & 0xf8) == 0xf0) {
-			k = 3;
-			cp = b & 0x07;
-		} else {
-			return false;
-		}
-		if (i + k >= n)		/* the sequence runs past the end */
-			return false;
-		for (size_t j = 1; j <= k; j++) {
-			if ((s[i + j] & 0xc0) != 0x80)
-				return false;
-			cp = cp << 6 | (s[i + j] & 0x3f);
-		}
-		if ((k == 1 && cp < 0x80) || (k == 2 && cp < 0x800) ||
-		    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += k + 1;
-	}
-	return true;
-}
-
-/* "key":"value", or "key_hex":"..." when value is not UTF-8. */
-static void json_str(FILE *out, const char *key, const char *s)
-{
-	size_t n = strlen(s);
-
-	if (!valid_utf8((const unsigned char *)s, n)) {
-		fprintf(out, "\"%s_hex\":\"", key);
-		for (size_t i = 0; i < n; i++)
-			fprintf(out, "%02x", (unsigned char)s[i]);
-		putc_unlocked('"', out);
-		return;
-	}
-	fprintf(out, "\"%s\":\"", key);
-	for (; *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch == '\n')
-			fputs("\\n", out);
-		else if (ch == '\t')
-			fputs("\\t", out);
-		else if (ch < 0x20 || ch == 0x7f)
-			fprintf(out, "\\u%04x", ch);
-		else
-			putc_unlocked(ch, out);
-	}
-	putc_unlocked('"', out);
-}
-
 static const char *type_name(enum diff_type t)
 {
 	switch (t) {
@@ -327,10 +259,10 @@ static void json_item(FILE *out, const struct item *x)
 	const char *sep = "";
 
 	fprintf(out, "{\"change\":\"%s\",", change);
-	json_str(out, "path", x->path);
+	json_member(out, "path", x->path, strlen(x->path));
 	if (x->old_path) {
 		putc_unlocked(',', out);
-		json_str(out, "old_path", x->old_path);
+		json_member(out, "old_path", x->old_path, strlen(x->old_path));
 	}
 	if (type)
 		fprintf(out, ",\"type\":\"%s\"", type);
@@ -360,7 +292,7 @@ static void json_item(FILE *out, const struct item *x)
 			if (i)
 				putc_unlocked(',', out);
 			putc_unlocked('{', out);
-			json_str(out, "name", n->xattrs[i]);
+			json_member(out, "name", n->xattrs[i], strlen(n->xattrs[i]));
 			putc_unlocked('}', out);
 		}
 		putc_unlocked(']', out);
