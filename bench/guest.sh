@@ -8,7 +8,7 @@ pairs=${BENCH_PAIRS:-5}
 B=/tmp/b
 res=$VM_OUT/results.tsv
 : > "$res"
-bs="$VM_TOP/build/bin/btrfs-stream"
+bs=${BENCH_BS:-$VM_TOP/build/bin/btrfs-stream}
 
 mounts() {
 	mkdir -p $B/scratch $B/large $B/small $B/shared
@@ -18,7 +18,8 @@ mounts() {
 umounts() { umount $B/scratch $B/large $B/small $B/shared 2>/dev/null; }
 now() { date +%s.%N; }
 slab() { awk '/^Slab:/ { print $2 }' /proc/meminfo; }
-log() { echo "bench: $*" >&2; }
+# Progress also goes to the results directory, which outlives the VM.
+log() { echo "bench: $*" | tee -a "$VM_OUT/progress.log" >&2; }
 
 # switch_to IMPL: fresh mounts on the given module, caches dropped, so every
 # run starts cold and alike.

@@ -102,7 +102,8 @@ make_every_file_type() {
 }
 
 # use_module ours|stock: swap the loaded btrfs module (every btrfs must be
-# unmounted first).  Lets one boot compare both implementations.
+# unmounted first).  Lets one boot compare both implementations.  VM_OURS_KO
+# names another build of ours (make bench measures a copy of its own).
 use_module() {
 	local cur
 	cur=$([ -e /sys/fs/btrfs/features/send_impl ] && echo ours || echo stock)
@@ -110,7 +111,7 @@ use_module() {
 	rmmod btrfs || return 1
 	case $1 in
 	stock) modprobe btrfs ;;
-	ours) insmod "$VM_TOP/build/kernel/btrfs.ko" ;;
+	ours) insmod "${VM_OURS_KO:-$VM_TOP/build/kernel/btrfs.ko}" ;;
 	*) return 1 ;;
 	esac
 }
