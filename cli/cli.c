@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Helpers shared by the subcommands: usage and error reporting. */
+/* Helpers shared by the subcommands: usage, errors, how to read a stream. */
+#include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <btrfs-stream/stream.h>
 #include "cli.h"
 
 void cli_usage(const struct cli_command *cmd, bool to_stderr)
@@ -36,4 +42,42 @@ void cli_error(const struct cli_command *cmd, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+unsigned int cli_usable_cpus(void)
+{
+	cpu_set_t cpus;
+
+	if (sched_getaffinity(0, sizeof(cpus), &cpus))
+		return 1;
+	return CPU_COUNT(&cpus) > 0 ? (unsigned int)CPU_COUNT(&cpus) : 1;
+}
+
+/* A mapped stream file was truncated while it was read. */
+static void on_sigbus(int sig)
+{
+	static const char msg[] = PROG ": the stream file shrank while it was "
+				  "being read (bus error); stopping\n";
+
+	(void)sig;
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(1);
+	_exit(1);
+}
+
+unsigned int cli_stream_read_flags(int fd, bool force_mmap)
+{
+	struct sigaction sa;
+	struct stat st;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	if (!force_mmap && cli_usable_cpus() > 1)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigbus;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGBUS, &sa, NULL))
+		return 0;
+	return BSTREAM_READ_MMAP;
 }

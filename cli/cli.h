@@ -42,6 +42,18 @@ int cli_bad_usage(const struct cli_command *cmd, const char *fmt, ...)
 void cli_error(const struct cli_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* CPUs this process may run on (sched_getaffinity), at least 1. */
+unsigned int cli_usable_cpus(void);
+
+/*
+ * Reader flags for a stream read from fd: BSTREAM_READ_MMAP for a regular
+ * file on a single CPU, where the read-ahead thread cannot share the copy
+ * from the page cache and mapping saves it (see docs/stream-library.md);
+ * force_mmap maps whenever the file is regular.  Mapping installs a SIGBUS
+ * handler that reports a file shrinking under the reader and exits 1.
+ */
+unsigned int cli_stream_read_flags(int fd, bool force_mmap);
+
 extern const struct cli_command cmd_dump;
 extern const struct cli_command cmd_receive;
 extern const struct cli_command cmd_send;

@@ -551,7 +551,7 @@ static int parse_only(struct bstream_reader *r)
 
 static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 {
-	enum { OPT_JSON = 256, OPT_PARSE_ONLY, OPT_CRC, OPT_MMAP };
+	enum { OPT_JSON = 256, OPT_PARSE_ONLY, OPT_CRC, OPT_MMAP, OPT_NO_MMAP };
 	static const struct option longopts[] = {
 		{ "file", required_argument, NULL, 'f' },
 		{ "max-errors", required_argument, NULL, 'E' },
@@ -561,13 +561,14 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 		{ "parse-only", no_argument, NULL, OPT_PARSE_ONLY },
 		{ "crc", required_argument, NULL, OPT_CRC },
 		{ "mmap", no_argument, NULL, OPT_MMAP },
+		{ "no-mmap", no_argument, NULL, OPT_NO_MMAP },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct bstream_reader_opts opts = { 0 };
 	struct dump d = { .cmd = cmd, .out = stdout, .max_errors = 1 };
 	const char *file = NULL;
 	struct bstream_reader *r;
-	bool parse = false, use_mmap = false;
+	bool parse = false, use_mmap = false, no_mmap = false;
 	int fd = STDIN_FILENO;
 	int opt, ret;
 	char *end;
@@ -599,6 +600,9 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 		case OPT_MMAP:
 			use_mmap = true;
 			break;
+		case OPT_NO_MMAP:
+			no_mmap = true;
+			break;
 		case OPT_CRC:
 			if (!strcmp(optarg, "table"))
 				opts.crc = BSTREAM_CRC_TABLE;
@@ -629,12 +633,8 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 		}
 		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	}
-	/*
-	 * Mapping the file saves the copy but costs page-table work; on the
-	 * machines measured plain reads were as fast, so it is opt-in.
-	 */
-	if (use_mmap)
-		opts.flags |= BSTREAM_READ_MMAP;
+	if (!no_mmap)
+		opts.flags |= cli_stream_read_flags(fd, use_mmap);
 	r = bstream_reader_new(&opts);
 	if (!r) {
 		cli_error(cmd, "cannot create the stream reader");

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,12 +95,9 @@ enum worker_choice { WORKER_AUTO, WORKER_NEVER, WORKER_ALWAYS };
  */
 static void start_worker(struct recv *r, enum worker_choice worker)
 {
-	cpu_set_t cpus;
-
 	if (worker == WORKER_NEVER)
 		return;
-	if (worker == WORKER_AUTO &&
-	    (sched_getaffinity(0, sizeof(cpus), &cpus) || CPU_COUNT(&cpus) < 2)) {
+	if (worker == WORKER_AUTO && cli_usable_cpus() < 2) {
 		recv_info(r, 2, "one CPU: working serially");
 		return;
 	}
@@ -238,6 +234,7 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 	if (!r.plain && recv_subvol_init(&r))
 		goto out;
 
+	opts.flags |= cli_stream_read_flags(fd, false);
 	rd = bstream_reader_new(&opts);
 	if (!rd || bstream_reader_set_fd(rd, fd)) {
 		cli_error(cmd, "cannot set up the stream reader");

@@ -10,7 +10,7 @@ packages=(
 	clang llvm libclang-rt-14-dev
 	libzstd-dev zlib1g-dev liblzo2-dev uuid-dev
 	qemu-system-x86 busybox-static btrfs-progs e2fsprogs util-linux
-	attr acl
+	attr acl strace
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 )
 

@@ -167,7 +167,13 @@ check "  nor by a new directory" test -z "$(getfattr -m - -d "$d/acl/d/sub" 2>/d
 rm -rf "$tmp/ta" "$tmp/tb" && mkdir "$tmp/ta" "$tmp/tb"
 receive --worker -f "$tmp/ok" "$tmp/ta" && receive --serial -f "$tmp/ok" "$tmp/tb"
 check "--worker and --serial (no worker thread): same tree (times of inodes without utimes aside)" "$treecmp" -i times "$tmp/ta/vol" "$tmp/tb/vol"
-chattr -i "$tmp/ta/vol/big" "$tmp/tb/vol/big"
+# One usable CPU: no worker, the stream file read through a mapping.
+rm -rf "$tmp/tc" && mkdir "$tmp/tc"
+taskset -c 0 "$recv" receive --plain-dirs -vv -f "$tmp/ok" "$tmp/tc" > "$tmp/out" 2> "$tmp/err"
+check "one CPU: exit 0" test $? -eq 0 || sed 's/^/#   /' "$tmp/err" | head -n 5
+check "one CPU: no worker thread" grep -q "one CPU: working serially" "$tmp/err"
+check "one CPU: same tree as with the worker" "$treecmp" -i times "$tmp/ta/vol" "$tmp/tc/vol"
+chattr -i "$tmp/ta/vol/big" "$tmp/tb/vol/big" "$tmp/tc/vol/big"
 
 # The same stream through stdin, --chroot and -v (not under ASan: its
 # leak checker needs /proc, which is not in the chroot).

@@ -137,6 +137,18 @@ done
 
 # stdin is the default input, and concatenated streams are all read.
 "$mkstream" "$fixtures/multi.txt" | "$dump" dump > "$tmp/out"
+# One usable CPU: regular files are read through a mapping; same output.
+same=yes
+for src in "$fixtures"/*.stream; do
+	"$plain" dump -f "$src" > "$tmp/a" 2>&1
+	taskset -c 0 "$plain" dump -f "$src" > "$tmp/b" 2>&1
+	cmp -s "$tmp/a" "$tmp/b" || { same="no: $(basename "$src")"; break; }
+done
+check "dump on one CPU (mapped input) prints what it prints on two: $same" test "$same" = yes
+strace -f -e trace=mmap -o "$tmp/trace" taskset -c 0 "$plain" dump -f "$src" > /dev/null 2>&1
+check "dump on one CPU maps the stream file" grep -q 'PROT_READ, MAP_PRIVATE|MAP_POPULATE, 3, 0' "$tmp/trace"
+strace -f -e trace=mmap -o "$tmp/trace" "$plain" dump -f "$src" > /dev/null 2>&1
+check "dump on two CPUs reads it" test "$(nproc)" -lt 2 -o -z "$(grep 'MAP_POPULATE, 3, 0' "$tmp/trace")"
 check "dump reads stdin and every substream" test "$(grep -c '^' "$tmp/out")" -eq 5
 
 # -e stops at the first END without consuming what follows (pipe).
@@ -145,6 +157,9 @@ size=$(stat -c %s "$tmp/multi")
 ( "$plain" dump -e > /dev/null; cat > "$tmp/rest" ) < "$tmp/multi"
 first=$("$plain" dump -e --json -f "$tmp/multi" | sed -n 's/.*"cmd":"end".*"offset":\([0-9]*\).*/\1/p')
 check "dump -e leaves the rest of a regular file unread" test "$(stat -c %s "$tmp/rest")" -eq $((size - first - 10))
+( taskset -c 0 "$plain" dump -e > /dev/null; cat > "$tmp/rest" ) < "$tmp/multi"
+check "dump -e on one CPU (mapped input) leaves the rest unread" \
+	test "$(stat -c %s "$tmp/rest")" -eq $((size - first - 10))
 cat "$tmp/multi" | ( "$plain" dump -e > /dev/null; cat > "$tmp/rest" )
 check "dump -e leaves the rest of a pipe unread" test "$(stat -c %s "$tmp/rest")" -eq $((size - first - 10))
 
