@@ -49,8 +49,8 @@ def main():
            "the baseline (stock btrfs.ko for send, btrfs-progs 6.2 for receive and dump, "
            "rsync for diff) in one VM boot; times are guest-side seconds, median (min-max). "
            "Ratio = baseline / ours per pair, so above 1 means ours is faster." % command, "",
-           "| workload | what | ours s | baseline s | ratio median (range) | goal | met |",
-           "|---|---|---|---|---|---|---|"]
+           "| workload | what | pairs | ours s | baseline s | ratio median (range) | goal | met |",
+           "|---|---|---|---|---|---|---|---|"]
     notes = []
     for w in sorted(runs, key=lambda k: (k[:2], k)):
         ours, base = runs[w]["ours"], runs[w]["base"]
@@ -61,8 +61,8 @@ def main():
         med = statistics.median(ratios)
         goal = GOALS.get(w)
         met = "yes" if goal is not None and med >= goal else "no"
-        out.append("| %s | %s | %s | %s | %.2f (%.2f-%.2f) | >= %s | %s |" % (
-            w, TITLES.get(w, w), spread([ours[p][0] for p in pairs]),
+        out.append("| %s | %s | %d | %s | %s | %.2f (%.2f-%.2f) | >= %s | %s |" % (
+            w, TITLES.get(w, w), len(pairs), spread([ours[p][0] for p in pairs]),
             spread([base[p][0] for p in pairs]), med, min(ratios), max(ratios),
             goal, met))
         sizes = [(ours[p][1], base[p][1]) for p in pairs if ours[p][1] and base[p][1]]
@@ -82,6 +82,9 @@ def main():
         w2 = statistics.median(v[0] for v in runs["W2"]["ours"].values())
         w3 = statistics.median(v[0] for v in runs["W3"]["ours"].values())
         notes.append("- W3 vs W2 with our module: the incremental send takes 1/%.0f of the full send's time (goal: at least 50x faster)" % (w2 / w3))
+    missing = [w for w in TITLES if w not in runs]
+    if missing:
+        notes.insert(0, "- **Not measured in this run** (it ended before them): %s" % ", ".join(missing))
     out += ["", "## Notes", ""] + notes + ["", "## Machine", "", "```"]
     out += [l.rstrip() for l in open(facts)] + ["```", ""]
     print("\n".join(out))
