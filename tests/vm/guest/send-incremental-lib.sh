@@ -55,6 +55,66 @@ reused() {
 	} END { exit bad }'
 }
 
+# hold_open KIND PATH SIG: a background process keeps an inode open
+# without a name until SIG.go exists.  KIND tmpfile: an O_TMPFILE made in
+# directory PATH (written, then linked as PATH/linked on SIG.go); KIND
+# file: the existing file PATH, opened (the caller then unlinks it).
+# Returns once the inode is open; release with `release SIG`.
+hold_open() {
+	rm -f "$3".*
+	python3 - "$@" <<'PY' &
+import os, sys, time
+kind, path, sig = sys.argv[1:4]
+if kind == "tmpfile":
+    fd = os.open(path, os.O_TMPFILE | os.O_WRONLY, 0o644)
+    os.write(fd, b"written before it had a name\n" * 3000)
+else:
+    fd = os.open(path, os.O_RDONLY)
+open(sig + ".ready", "w").close()
+while not os.path.exists(sig + ".go"):
+    time.sleep(0.05)
+if kind == "tmpfile":
+    # linkat(fd, "", dirfd, name, AT_EMPTY_PATH): no /proc needed.
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    dfd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    if libc.linkat(fd, b"", dfd, b"linked", 0x1000) != 0:
+        err = ctypes.get_errno()
+        sys.exit("linkat: %s" % os.strerror(err))
+os.close(fd)
+open(sig + ".done", "w").close()
+PY
+	local i
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$3.ready" ] && return 0
+		sleep 0.1
+	done
+	echo "hold_open $*: not open after 60 s"
+	return 1
+}
+
+release() {
+	local i
+	touch "$1.go"
+	for ((i = 0; i < 600; i++)); do
+		[ -e "$1.done" ] && return 0
+		sleep 0.1
+	done
+	echo "release $1: holder did not finish"
+	return 1
+}
+
+# nlink0_inodes SUBVOL: how many inode items with nlink 0 the subvolume's
+# tree holds (read from the device, so after a sync).
+nlink0_inodes() {
+	local id dev
+	sync
+	id=$(btrfs inspect-internal rootid "$1") || return 1
+	dev=$(findmnt -n -o SOURCE --target "$1")
+	btrfs inspect-internal dump-tree -t "$id" "${dev%%\[*}" 2>/dev/null |
+		grep -c ' links 0 '
+}
+
 # --- stream assertions --------------------------------------------------------
 
 dumpfile() { echo "$ST/$S.$1.dump"; }
