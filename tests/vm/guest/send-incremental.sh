@@ -31,8 +31,16 @@ ours() { OURS[$1]=$2; }
 . "$VM_TOP/tests/vm/guest/send-incremental-scenarios.sh"
 [ -n "${INCR_SCENARIOS:-}" ] && NAMES=($INCR_SCENARIOS)
 
-# remount_src: what a reboot does to inode numbers (see ino_reuse).
-remount_src() { sync && umount $SRC && mount -o $SRC_OPTS /dev/vdb $SRC; }
+# remount_src: what a reboot does to inode numbers (see ino_reuse).  Files
+# held open by other scenarios (hold_open) would keep the unmount from
+# happening: they are released first, which is still within their step.
+remount_src() {
+	local h
+	for h in $ST/*.hold.ready; do
+		[ -e "$h" ] && { release "${h%.ready}" || return 1; }
+	done
+	sync && umount $SRC && mount -o $SRC_OPTS /dev/vdb $SRC
+}
 
 # src_compress SCENARIO: mount the source as the scenario wants it.
 src_compress() {
