@@ -56,6 +56,9 @@ def main():
         ours, base = runs[w]["ours"], runs[w]["base"]
         pairs = sorted(set(ours) & set(base))
         if not pairs:
+            side, runs_ = ("ours", ours) if ours else ("baseline", base)
+            notes.append("- %s: no complete pair; %s only: %s s" % (
+                w, side, ", ".join("%.2f" % runs_[p][0] for p in sorted(runs_))))
             continue
         ratios = [base[p][0] / ours[p][0] for p in pairs if ours[p][0] > 0]
         med = statistics.median(ratios)
