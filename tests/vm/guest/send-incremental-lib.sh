@@ -84,23 +84,25 @@ if kind == "tmpfile":
 os.close(fd)
 open(sig + ".done", "w").close()
 PY
-	local i
-	for ((i = 0; i < 600; i++)); do
-		[ -e "$3.ready" ] && return 0
-		sleep 0.1
-	done
+	wait_for "$3.ready" 60 && return 0
 	echo "hold_open $*: not open after 60 s"
 	return 1
 }
 
 release() {
-	local i
 	touch "$1.go"
-	for ((i = 0; i < 600; i++)); do
-		[ -e "$1.done" ] && return 0
+	wait_for "$1.done" 60 && return 0
+	echo "release $1: holder did not finish"
+	return 1
+}
+
+# wait_for FILE SECONDS: until FILE exists; false after SECONDS.
+wait_for() {
+	local i
+	for ((i = 0; i < $2 * 10; i++)); do
+		[ -e "$1" ] && return 0
 		sleep 0.1
 	done
-	echo "release $1: holder did not finish"
 	return 1
 }
 
