@@ -560,7 +560,6 @@ static int send_open_inode(struct send_ctx *sctx)
 	file_ra_state_init(&sctx->cur.ra, inode->i_mapping);
 	sctx->cur.drop_read_pages = inode->i_mapping->nrpages == 0;
 	sctx->cur.read_first = (pgoff_t)-1;
-	sctx->cur.read_last = 0;
 	return 0;
 }
 
@@ -572,11 +571,11 @@ void send_data_close_inode(struct send_ctx *sctx)
 		return;
 	/*
 	 * Clean pages of a read-only root: dropping them loses nothing.  From
-	 * the first page read to the end, as read-ahead went past the last;
+	 * the first page read to the end, as read-ahead goes past the last;
 	 * unlike invalidate_mapping_pages() this also drops pages still held
 	 * by the LRU's per-CPU batches, and unmaps pages mapped meanwhile.
 	 */
-	if (cur->drop_read_pages && cur->read_first <= cur->read_last)
+	if (cur->drop_read_pages && cur->read_first != (pgoff_t)-1)
 		invalidate_inode_pages2_range(cur->vfs->i_mapping,
 					      cur->read_first, (pgoff_t)-1);
 	iput(cur->vfs);
@@ -597,7 +596,6 @@ static int read_file_data(struct send_ctx *sctx, u64 off, u32 len, char *dst)
 		return ret;
 	mapping = sctx->cur.vfs->i_mapping;
 	sctx->cur.read_first = min(sctx->cur.read_first, index);
-	sctx->cur.read_last = max(sctx->cur.read_last, last);
 
 	while (len) {
 		u32 n = min_t(u32, len, PAGE_SIZE - pg_off);

@@ -156,13 +156,13 @@ struct send_inode {
 	struct inode *vfs;	/* for reading data through the page cache */
 	struct file_ra_state ra;
 	/*
-	 * Pages [read_first, read_last] of vfs were read by the send; they
-	 * are dropped when it is done if the inode had none cached before,
-	 * so that sending a large snapshot does not push the page cache out.
+	 * First page of vfs the send read, (pgoff_t)-1 for none; from it on
+	 * the pages are dropped when the send is done if the inode had none
+	 * cached before, so that sending a large snapshot does not push the
+	 * page cache out.
 	 */
 	bool drop_read_pages;
 	pgoff_t read_first;
-	pgoff_t read_last;
 };
 
 struct send_extent_cache;
