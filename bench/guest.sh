@@ -9,6 +9,10 @@ B=/tmp/b
 res=$VM_OUT/results.tsv
 : > "$res"
 bs=${BENCH_BS:-$VM_TOP/build/bin/btrfs-stream}
+# BENCH_ONLY picks workloads (W1 ... W8; W6 is all three receives), so a run
+# that cannot fit in one sitting can be done in parts.
+only=" ${BENCH_ONLY:-W1 W2 W3 W4 W5 W6 W7 W8} "
+want() { case "$only" in *" $1 "*) return 0 ;; esac; return 1; }
 
 mounts() {
 	mkdir -p $B/scratch $B/large $B/small $B/shared
@@ -74,6 +78,8 @@ mounts || die "mount"
 	fi
 	echo "btrfs-progs: $(btrfs --version)"
 	echo "small files: $(find $B/small -type f | wc -l), large data: $(du -sm $B/large | cut -f1) MiB"
+	echo "pairs: $pairs"
+	echo "workloads:$only"
 } > "$VM_OUT/facts.txt"
 
 # Sources, made once: read-only snapshots of each image's top level.
@@ -87,46 +93,88 @@ btrfs -q subvolume snapshot -r $B/small $B/small/B
 mv $B/small/dir50k $B/small/dir50k-renamed
 btrfs -q subvolume snapshot -r $B/small $B/small/R
 # W5: 1000 files sharing one extent set.
-mkdir $B/shared/files
-for i in $(seq 1 1000); do cp --reflink=always $B/shared/shared-source $B/shared/files/r$i; done
-btrfs -q subvolume snapshot -r $B/shared $B/shared/snap
+if want W5; then
+	mkdir $B/shared/files
+	for i in $(seq 1 1000); do cp --reflink=always $B/shared/shared-source $B/shared/files/r$i; done
+	btrfs -q subvolume snapshot -r $B/shared $B/shared/snap
+fi
 sync
 
 send() { btrfs -q send "$@"; }
-log "W1: full send of the large files"
-kernel_workload W1 sh -c "btrfs -q send $B/large/snap > /dev/null"
-log "W2: full send of the small files"
-kernel_workload W2 sh -c "btrfs -q send $B/small/A > /dev/null"
-log "W3: incremental send, 0.1% changed"
-kernel_workload W3 sh -c "btrfs -q send -p $B/small/A $B/small/B > /dev/null"
-log "W4: incremental send after a 50k-file directory rename"
-kernel_workload W4 sh -c "btrfs -q send -p $B/small/B $B/small/R > /dev/null"
-log "W5: full send of 1000 reflinked files"
-kernel_workload W5 sh -c "btrfs -q send -f $B/scratch/out $B/shared/snap"
+if want W1; then
+	log "W1: full send of the large files"
+	kernel_workload W1 sh -c "btrfs -q send $B/large/snap > /dev/null"
+fi
+if want W2; then
+	log "W2: full send of the small files"
+	kernel_workload W2 sh -c "btrfs -q send $B/small/A > /dev/null"
+fi
+if want W3; then
+	log "W3: incremental send, 0.1% changed"
+	kernel_workload W3 sh -c "btrfs -q send -p $B/small/A $B/small/B > /dev/null"
+fi
+if want W4; then
+	log "W4: incremental send after a 50k-file directory rename"
+	kernel_workload W4 sh -c "btrfs -q send -p $B/small/B $B/small/R > /dev/null"
+fi
+if want W5; then
+	log "W5: full send of 1000 reflinked files"
+	kernel_workload W5 sh -c "btrfs -q send -f $B/scratch/out $B/shared/snap"
+fi
+
+# W8 before the receives: its rsync baseline walks the snapshots W3 made.
+if ! want W8; then
+	:
+elif "$bs" diff --help > /dev/null 2>&1; then
+	log "W8: diff of W3's snapshots (module: stock) vs rsync"
+	switch_to stock
+	for p in $(seq 1 "$pairs"); do
+		sync; echo 3 > /proc/sys/vm/drop_caches
+		record W8 ours "$p" sh -c "'$bs' diff $B/small/A $B/small/B > /dev/null"
+		sync; echo 3 > /proc/sys/vm/drop_caches
+		record W8 baseline "$p" sh -c "rsync -ain --delete $B/small/A/ $B/small/B/ > /dev/null"
+	done
+else
+	echo "W8: btrfs-stream diff is not built yet" >> "$VM_OUT/facts.txt"
+fi
 
 # Streams for the userspace figures, written once by the stock module.
 switch_to stock
-send -f $B/scratch/W1.stream $B/large/snap
-send -f $B/scratch/W2.stream $B/small/A
-send -p $B/small/A -f $B/scratch/W3.stream $B/small/B
-send -p $B/small/B -f $B/scratch/W4.stream $B/small/R
+if want W6 || want W7; then
+	log "streams for W6 and W7, by the stock module"
+	send -f $B/scratch/W1.stream $B/large/snap
+fi
+if want W6; then
+	send -f $B/scratch/W2.stream $B/small/A
+	send -p $B/small/A -f $B/scratch/W3.stream $B/small/B
+	send -p $B/small/B -f $B/scratch/W4.stream $B/small/R
+fi
 
 # W6: receive the same stream with ours and with btrfs-progs, into a
 # directory emptied before each run.  W4's parents are received once.
+# empty_dest DIR NAME: delete the received subvolume and wait until the
+# cleaner has dropped its tree, so that work is not timed in the next run.
+empty_dest() {
+	btrfs -q subvolume delete -c "$1/$2" > /dev/null 2>&1
+	btrfs -q subvolume sync "$1" > /dev/null
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+}
 receive_workload() {
 	local w=$1 dir=$2 name=$3 p
+	log "W6-$w: receive of the $w stream"
 	for p in $(seq 1 "$pairs"); do
-		btrfs -q subvolume delete "$dir/$name" > /dev/null 2>&1
-		sync; echo 3 > /proc/sys/vm/drop_caches
+		empty_dest "$dir" "$name"
 		# Timed to the end of a sync: both pay for their writeback.
 		record "W6-$w" ours "$p" sh -c "'$bs' receive -q -f $B/scratch/$w.stream '$dir' && sync"
-		btrfs -q subvolume delete "$dir/$name" > /dev/null 2>&1
-		sync; echo 3 > /proc/sys/vm/drop_caches
+		empty_dest "$dir" "$name"
 		record "W6-$w" baseline "$p" sh -c "btrfs -q receive -f $B/scratch/$w.stream '$dir' && sync"
 	done
-	btrfs -q subvolume delete "$dir/$name" > /dev/null 2>&1
+	empty_dest "$dir" "$name"
 }
-if "$bs" receive --help > /dev/null 2>&1; then
+if ! want W6; then
+	:
+elif "$bs" receive --help > /dev/null 2>&1; then
 	mkdir -p $B/scratch/full $B/scratch/incr
 	receive_workload W1 $B/scratch/full snap
 	receive_workload W2 $B/scratch/full A
@@ -137,21 +185,12 @@ else
 	echo "W6: btrfs-stream receive is not built yet" >> "$VM_OUT/facts.txt"
 fi
 
-for p in $(seq 1 "$pairs"); do
+want W7 && log "W7: dump of the W1 stream"
+want W7 && for p in $(seq 1 "$pairs"); do
 	cat $B/scratch/W1.stream > /dev/null
 	record W7 ours "$p" sh -c "'$bs' dump -f $B/scratch/W1.stream > /dev/null"
 	record W7 baseline "$p" sh -c "btrfs receive --dump -f $B/scratch/W1.stream > /dev/null"
 done
 
-if "$bs" diff --help > /dev/null 2>&1; then
-	for p in $(seq 1 "$pairs"); do
-		sync; echo 3 > /proc/sys/vm/drop_caches
-		record W8 ours "$p" sh -c "'$bs' diff $B/small/A $B/small/B > /dev/null"
-		sync; echo 3 > /proc/sys/vm/drop_caches
-		record W8 baseline "$p" sh -c "rsync -ain --delete $B/small/A/ $B/small/B/ > /dev/null"
-	done
-else
-	echo "W8: btrfs-stream diff is not built yet" >> "$VM_OUT/facts.txt"
-fi
 umounts
 [ ! -s "$VM_OUT/failures" ]
