@@ -4,10 +4,11 @@
  *
  * The walk keeps no tree state between steps, only a key: every step takes
  * the commit root semaphore, goes down both trees from their current commit
- * roots towards that key and either finds one block that both trees share
- * (everything below it is identical, so the key jumps past it) or ends at
- * two leaves, which are copied.  The semaphore is dropped before the items
- * of those copies are merged and handed to the callback.
+ * roots towards that key and either finds two nodes of one level pointing
+ * to the same child block (everything below it is identical, so the key
+ * jumps past it and past the shared children that follow it, none of them
+ * read) or ends at two leaves, which are copied.  The semaphore is dropped
+ * before the items of those copies are merged and handed to the callback.
  *
  * Because nothing but a key survives a step, commits, snapshots of the
  * compared roots and block group relocation may happen while the callback
@@ -84,29 +85,85 @@ static int side_level(const struct cmp_side *side)
 	return side->eb ? btrfs_header_level(side->eb) : -1;
 }
 
-/* Step from a node to the child whose key range holds @pos. */
-static int side_descend(struct cmp_side *side, const struct btrfs_key *pos)
+/* The slot of the child of @node whose key range holds @pos. */
+static int node_slot(struct extent_buffer *node, const struct btrfs_key *pos)
+{
+	int slot;
+
+	if (btrfs_bin_search(node, pos, &slot) && slot > 0)
+		slot--;
+	return slot;
+}
+
+/*
+ * May the child at @slot of @node be a block the other tree holds too?  Such
+ * a block is skipped without being read, so reading it ahead is wasted I/O;
+ * in an incremental send nearly all leaves next to a changed one are shared.
+ * Every block of the other tree is at most as new as its root, and a shared
+ * child hangs under the same key in @peer, the other tree's node at the
+ * same level, when we have it.
+ */
+static bool child_maybe_shared(const struct extent_buffer *node, int slot,
+			       struct extent_buffer *peer, u64 other_gen)
+{
+	struct btrfs_key key;
+	int peer_slot;
+
+	if (btrfs_node_ptr_generation(node, slot) > other_gen)
+		return false;
+	if (!peer)
+		return true;
+	btrfs_node_key_to_cpu(node, &key, slot);
+	if (btrfs_bin_search(peer, &key, &peer_slot))
+		return false;
+	return btrfs_node_blockptr(peer, peer_slot) ==
+	       btrfs_node_blockptr(node, slot);
+}
+
+/* Start reading the leaves after @slot that the walk will have to read. */
+static void side_readahead_leaves(const struct cmp_side *side, int slot,
+				  const struct cmp_side *other,
+				  struct extent_buffer *peer)
+{
+	struct extent_buffer *node = side->eb;
+	int nritems = btrfs_header_nritems(node);
+	u64 other_gen = 0;
+	int i;
+
+	if (other->root)
+		other_gen = btrfs_header_generation(other->root->commit_root);
+	for (i = slot + 1; i <= slot + CMP_READAHEAD_LEAVES && i < nritems; i++) {
+		if (other->root &&
+		    child_maybe_shared(node, i, peer, other_gen))
+			continue;
+		btrfs_readahead_node_child(node, i);
+	}
+}
+
+/*
+ * Step from a node to the child whose key range holds @pos.  @peer is the
+ * other tree's node at the same level, if the walk is at one there.
+ */
+static int side_descend(struct cmp_side *side, const struct btrfs_key *pos,
+			const struct cmp_side *other,
+			struct extent_buffer *peer)
 {
 	struct extent_buffer *node = side->eb;
 	struct extent_buffer *child;
 	int nritems = btrfs_header_nritems(node);
 	int slot;
-	int i;
 
 	if (nritems == 0)
 		return -EUCLEAN;
-	if (btrfs_bin_search(node, pos, &slot) && slot > 0)
-		slot--;
+	slot = node_slot(node, pos);
 	if (slot + 1 < nritems) {
 		struct cmp_bound next = { .end = false };
 
 		btrfs_node_key_to_cpu(node, &next.key, slot + 1);
 		bound_min(&side->ub, &next);
 	}
-	if (btrfs_header_level(node) == 1) {
-		for (i = 1; i <= CMP_READAHEAD_LEAVES && slot + i < nritems; i++)
-			btrfs_readahead_node_child(node, slot + i);
-	}
+	if (btrfs_header_level(node) == 1)
+		side_readahead_leaves(side, slot, other, peer);
 	child = btrfs_read_node_slot(node, slot);
 	if (IS_ERR(child))
 		return PTR_ERR(child);
@@ -129,6 +186,79 @@ static int side_copy_leaf(struct cmp_side *side, const struct btrfs_key *pos)
 	side->eb = copy;
 	btrfs_bin_search(copy, pos, &side->slot);
 	return 0;
+}
+
+static bool same_child(struct extent_buffer *a, int aslot,
+		       struct extent_buffer *b, int bslot)
+{
+	return btrfs_node_blockptr(a, aslot) == btrfs_node_blockptr(b, bslot) &&
+	       btrfs_node_ptr_generation(a, aslot) ==
+	       btrfs_node_ptr_generation(b, bslot);
+}
+
+/*
+ * Both sides are at nodes of one level.  If the children holding @pos are
+ * one block, the trees agree up to the end of it and of every following
+ * child the two nodes also share; set @skip to that key without reading
+ * any of those blocks.  Returns whether there was such a child.
+ */
+static bool cmp_shared_children(struct cmp_side *l, struct cmp_side *r,
+				const struct btrfs_key *pos,
+				struct cmp_bound *skip)
+{
+	int lnr = btrfs_header_nritems(l->eb);
+	int rnr = btrfs_header_nritems(r->eb);
+	int lslot;
+	int rslot;
+	int n = 0;
+	struct cmp_bound rbound;
+
+	if (lnr == 0 || rnr == 0)
+		return false;
+	lslot = node_slot(l->eb, pos);
+	rslot = node_slot(r->eb, pos);
+	while (lslot + n < lnr && rslot + n < rnr &&
+	       same_child(l->eb, lslot + n, r->eb, rslot + n))
+		n++;
+	if (n == 0)
+		return false;
+	/*
+	 * Each side's items from @pos up to the key of its next child (or
+	 * its bound) all lie in the shared blocks, so both sides hold the
+	 * same items below the nearer of the two keys.
+	 */
+	*skip = l->ub;
+	if (lslot + n < lnr) {
+		struct cmp_bound next = { .end = false };
+
+		btrfs_node_key_to_cpu(l->eb, &next.key, lslot + n);
+		bound_min(skip, &next);
+	}
+	rbound = r->ub;
+	if (rslot + n < rnr) {
+		struct cmp_bound next = { .end = false };
+
+		btrfs_node_key_to_cpu(r->eb, &next.key, rslot + n);
+		bound_min(&rbound, &next);
+	}
+	bound_min(skip, &rbound);
+	return true;
+}
+
+/* Both sides are at nodes of one level: each is the other's peer. */
+static int cmp_descend_both(struct cmp_side *l, struct cmp_side *r,
+			    const struct btrfs_key *pos)
+{
+	struct extent_buffer *lnode = l->eb;
+	int ret;
+
+	/* Keep the left node for the right side's read-ahead choice. */
+	atomic_inc(&lnode->refs);
+	ret = side_descend(l, pos, r, r->eb);
+	if (!ret)
+		ret = side_descend(r, pos, l, lnode);
+	free_extent_buffer(lnode);
+	return ret;
 }
 
 /*
@@ -168,13 +298,18 @@ static int cmp_descend(struct cmp_side *l, struct cmp_side *r,
 		}
 		if (ll <= 0 && rl <= 0)
 			break;
-		if (ll >= rl) {
-			ret = side_descend(l, pos);
+		if (ll == rl) {
+			if (cmp_shared_children(l, r, pos, skip))
+				return 1;
+			ret = cmp_descend_both(l, r, pos);
 			if (ret)
 				return ret;
-		}
-		if (rl >= ll) {
-			ret = side_descend(r, pos);
+		} else if (ll > rl) {
+			ret = side_descend(l, pos, r, NULL);
+			if (ret)
+				return ret;
+		} else {
+			ret = side_descend(r, pos, l, NULL);
 			if (ret)
 				return ret;
 		}
