@@ -34,15 +34,19 @@ if [ "${PROFILE:-0}" = 1 ]; then
 		grep '%' | head -60
 	exit 0
 fi
+# reads: completed reads and sectors read of the scratch disk.
+reads() { awk '$3 == "vdb" { print $4, $6 }' /proc/diskstats; }
 t() { local t0=$EPOCHREALTIME; "$@" > /dev/null; awk -v a=$t0 -v b=$EPOCHREALTIME 'BEGIN { printf "%.4f", b - a }'; }
 for i in 1 2 3; do
 	for impl in ours stock; do
 		use_module $impl && mount /dev/vdb $M || die mount
 		sync; echo 3 > /proc/sys/vm/drop_caches
+		r0=$(reads)
 		cold=$(t btrfs -q send -p $M/A $M/B)
+		r1=$(reads)
 		warm=$(t btrfs -q send -p $M/A $M/B)
 		full=$(t btrfs -q send --no-data $M/A)
-		echo "$impl run $i: incremental cold $cold warm $warm; full --no-data (warm-ish) $full"
+		echo "$impl run $i: incremental cold $cold ($((${r1% *} - ${r0% *})) reads, $(((${r1#* } - ${r0#* }) / 2)) KiB) warm $warm; full --no-data (warm-ish) $full"
 		umount $M
 	done
 done
