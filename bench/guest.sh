@@ -101,26 +101,20 @@ fi
 sync
 
 send() { btrfs -q send "$@"; }
-if want W1; then
-	log "W1: full send of the large files"
-	kernel_workload W1 sh -c "btrfs -q send $B/large/snap > /dev/null"
-fi
-if want W2; then
-	log "W2: full send of the small files"
-	kernel_workload W2 sh -c "btrfs -q send $B/small/A > /dev/null"
-fi
-if want W3; then
-	log "W3: incremental send, 0.1% changed"
-	kernel_workload W3 sh -c "btrfs -q send -p $B/small/A $B/small/B > /dev/null"
-fi
-if want W4; then
-	log "W4: incremental send after a 50k-file directory rename"
-	kernel_workload W4 sh -c "btrfs -q send -p $B/small/B $B/small/R > /dev/null"
-fi
-if want W5; then
-	log "W5: full send of 1000 reflinked files"
-	kernel_workload W5 sh -c "btrfs -q send -f $B/scratch/out $B/shared/snap"
-fi
+# kernel_figure WORKLOAD WHAT CMD: if wanted, time CMD in a shell on each module.
+kernel_figure() {
+	want "$1" || return 0
+	log "$1: $2"
+	kernel_workload "$1" sh -c "$3"
+}
+kernel_figure W1 "full send of the large files" "btrfs -q send $B/large/snap > /dev/null"
+kernel_figure W2 "full send of the small files" "btrfs -q send $B/small/A > /dev/null"
+kernel_figure W3 "incremental send, 0.1% changed" \
+	"btrfs -q send -p $B/small/A $B/small/B > /dev/null"
+kernel_figure W4 "incremental send after a 50k-file directory rename" \
+	"btrfs -q send -p $B/small/B $B/small/R > /dev/null"
+kernel_figure W5 "full send of 1000 reflinked files" \
+	"btrfs -q send -f $B/scratch/out $B/shared/snap"
 
 # W8 before the receives: its rsync baseline walks the snapshots W3 made.
 if ! want W8; then
