@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers shared by the subcommands: usage, errors, how to read a stream. */
+#include <errno.h>
+#include <getopt.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,6 +34,25 @@ int cli_bad_usage(const struct cli_command *cmd, const char *fmt, ...)
 	fprintf(stderr, "\nTry '%s %s --help' for more information.\n", PROG,
 		cmd->name);
 	return 1;
+}
+
+int cli_bad_option(const struct cli_command *cmd, int opt, char **argv)
+{
+	if (opt == ':')
+		return cli_bad_usage(cmd, "option '%s' requires an argument",
+				     argv[optind - 1]);
+	if (optopt && optopt < 256)
+		return cli_bad_usage(cmd, "invalid option -- '%c'", optopt);
+	return cli_bad_usage(cmd, "unrecognized option '%s'", argv[optind - 1]);
+}
+
+bool cli_parse_count(const char *arg, uint64_t *count)
+{
+	char *end;
+
+	errno = 0;
+	*count = strtoull(arg, &end, 10);
+	return !errno && end != arg && !*end && *arg != '-';
 }
 
 void cli_error(const struct cli_command *cmd, const char *fmt, ...)

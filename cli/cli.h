@@ -10,6 +10,7 @@
 #define BTRFS_STREAM_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #define PROG "btrfs-stream"
 
@@ -37,6 +38,15 @@ void cli_usage(const struct cli_command *cmd, bool to_stderr);
  */
 int cli_bad_usage(const struct cli_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Report what getopt_long() refused (it returned ':' for a missing
+ * argument, else '?'); returns the exit status to use (1).
+ */
+int cli_bad_option(const struct cli_command *cmd, int opt, char **argv);
+
+/* Parse the count of -E/--max-errors: digits only; false if invalid. */
+bool cli_parse_count(const char *arg, uint64_t *count);
 
 /* "btrfs-stream NAME: message" on stderr. */
 void cli_error(const struct cli_command *cmd, const char *fmt, ...)

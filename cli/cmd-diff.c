@@ -173,13 +173,8 @@ static int run_diff(const struct cli_command *cmd, int argc, char **argv)
 		case OPT_JSON:
 			fmt = DIFF_JSON;
 			break;
-		case ':':
-			return cli_bad_usage(cmd, "option '%s' requires an argument",
-					     argv[optind - 1]);
 		default:
-			if (optopt && optopt < 256)
-				return cli_bad_usage(cmd, "invalid option -- '%c'", optopt);
-			return cli_bad_usage(cmd, "unrecognized option '%s'", argv[optind - 1]);
+			return cli_bad_option(cmd, opt, argv);
 		}
 	}
 	if (file && optind < argc)

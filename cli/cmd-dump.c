@@ -571,7 +571,6 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 	bool parse = false, use_mmap = false, no_mmap = false;
 	int fd = STDIN_FILENO;
 	int opt, ret;
-	char *end;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":f:eE:v", longopts, NULL)) != -1) {
@@ -583,9 +582,7 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 			opts.flags |= BSTREAM_READ_STOP_AT_END;
 			break;
 		case 'E':
-			errno = 0;
-			d.max_errors = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || *optarg == '-')
+			if (!cli_parse_count(optarg, &d.max_errors))
 				return cli_bad_usage(cmd, "invalid number of errors '%s'", optarg);
 			break;
 		case 'v':
@@ -613,13 +610,8 @@ static int run_dump(const struct cli_command *cmd, int argc, char **argv)
 			else if (strcmp(optarg, "auto"))
 				return cli_bad_usage(cmd, "unknown crc implementation '%s'", optarg);
 			break;
-		case ':':
-			return cli_bad_usage(cmd, "option '%s' requires an argument",
-					     argv[optind - 1]);
 		default:
-			if (optopt && optopt < 256)
-				return cli_bad_usage(cmd, "invalid option -- '%c'", optopt);
-			return cli_bad_usage(cmd, "unrecognized option '%s'", argv[optind - 1]);
+			return cli_bad_option(cmd, opt, argv);
 		}
 	}
 	if (optind < argc)

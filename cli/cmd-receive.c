@@ -134,7 +134,6 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 	bool dump = false, chroot_dest = false;
 	enum worker_choice worker = WORKER_AUTO;
 	int fd = STDIN_FILENO, opt, ret = -1;
-	char *end;
 
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":f:eCE:m:vq", longopts, NULL)) != -1) {
@@ -149,9 +148,7 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 			chroot_dest = true;
 			break;
 		case 'E':
-			errno = 0;
-			r.max_errors = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || *optarg == '-')
+			if (!cli_parse_count(optarg, &r.max_errors))
 				return cli_bad_usage(cmd, "invalid number of errors '%s'", optarg);
 			max_arg = optarg;
 			break;
@@ -179,13 +176,8 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 		case OPT_WORKER:
 			worker = WORKER_ALWAYS;
 			break;
-		case ':':
-			return cli_bad_usage(cmd, "option '%s' requires an argument",
-					     argv[optind - 1]);
 		default:
-			if (optopt && optopt < 256)
-				return cli_bad_usage(cmd, "invalid option -- '%c'", optopt);
-			return cli_bad_usage(cmd, "unrecognized option '%s'", argv[optind - 1]);
+			return cli_bad_option(cmd, opt, argv);
 		}
 	}
 	if (dump) {

@@ -170,14 +170,8 @@ static int parse_args(struct send_cfg *c, int argc, char **argv)
 		case OPT_ESTIMATE_FROM:
 			c->estimate_from = optarg;
 			break;
-		case ':':
-			return cli_bad_usage(c->cmd, "option '%s' requires an argument",
-					     argv[optind - 1]);
 		default:
-			if (optopt && optopt < 256)
-				return cli_bad_usage(c->cmd, "invalid option -- '%c'", optopt);
-			return cli_bad_usage(c->cmd, "unrecognized option '%s'",
-					     argv[optind - 1]);
+			return cli_bad_option(c->cmd, opt, argv);
 		}
 	}
 	return 0;
