@@ -75,8 +75,14 @@ class Run:
         return "%s (%s)" % (self.name, self.fact.get("measured", "commit unknown"))
 
 
+def secs(v):
+    """Seconds with three significant digits at least (W4 takes 0.03 s)."""
+    return "%.*f" % (2 if v >= 1 else 3 if v >= 0.1 else 4, v)
+
+
 def spread(values):
-    return "%.2f (%.2f-%.2f)" % (statistics.median(values), min(values), max(values))
+    return "%s (%s-%s)" % (secs(statistics.median(values)), secs(min(values)),
+                           secs(max(values)))
 
 
 def notes_for(w, run):
