@@ -9,9 +9,10 @@ B=/tmp/b
 res=$VM_OUT/results.tsv
 : > "$res"
 bs=${BENCH_BS:-$VM_TOP/build/bin/btrfs-stream}
-# BENCH_ONLY picks workloads (W1 ... W8; W6 is all three receives), so a run
-# that cannot fit in one sitting can be done in parts.
-only=" ${BENCH_ONLY:-W1 W2 W3 W4 W5 W6 W7 W8} "
+# BENCH_ONLY picks workloads (W1 ... W8; W6 is the receives of the W1, W2
+# and W4 streams, W6R that of 50k file renames), so a run that cannot fit
+# in one sitting can be done in parts.
+only=" ${BENCH_ONLY:-W1 W2 W3 W4 W5 W6 W6R W7 W8} "
 want() { case "$only" in *" $1 "*) return 0 ;; esac; return 1; }
 
 mounts() {
@@ -92,6 +93,16 @@ btrfs -q subvolume snapshot -r $B/small $B/small/B
 # W4: rename the directory holding a quarter of the files.
 mv $B/small/dir50k $B/small/dir50k-renamed
 btrfs -q subvolume snapshot -r $B/small $B/small/R
+# W6R: W4's stream is one rename; receive is also timed on 50k of them.
+if want W6R; then
+	python3 - $B/small/dir50k-renamed <<'PY'
+import os, sys
+d = sys.argv[1]
+for name in os.listdir(d):
+    os.rename(os.path.join(d, name), os.path.join(d, "r" + name[1:]))
+PY
+	btrfs -q subvolume snapshot -r $B/small $B/small/R2
+fi
 # W5: 1000 files sharing one extent set.
 if want W5; then
 	mkdir $B/shared/files
@@ -146,11 +157,13 @@ if want W6 || want W7; then
 	log "streams for W6 and W7, by the stock module"
 	send -f $B/scratch/W1.stream $B/large/snap
 fi
-if want W6; then
+if want W6 || want W6R; then
+	log "streams for W6, by the stock module"
 	send -f $B/scratch/W2.stream $B/small/A
 	send -p $B/small/A -f $B/scratch/W3.stream $B/small/B
 	send -p $B/small/B -f $B/scratch/W4.stream $B/small/R
 fi
+want W6R && send -p $B/small/R -f $B/scratch/W4R.stream $B/small/R2
 
 # W6: receive the same stream with ours and with btrfs-progs, into a
 # directory emptied before each run.  W4's parents are received once.
@@ -174,15 +187,22 @@ receive_workload() {
 	done
 	empty_dest "$dir" "$name"
 }
-if ! want W6; then
+if ! want W6 && ! want W6R; then
 	:
 elif "$bs" receive --help > /dev/null 2>&1; then
 	mkdir -p $B/scratch/full $B/scratch/incr
-	receive_workload W1 $B/scratch/full snap
-	receive_workload W2 $B/scratch/full A
+	if want W6; then
+		receive_workload W1 $B/scratch/full snap
+		receive_workload W2 $B/scratch/full A
+	fi
+	log "parents of the incremental streams, received by btrfs-progs"
 	btrfs -q receive -f $B/scratch/W2.stream $B/scratch/incr
 	btrfs -q receive -f $B/scratch/W3.stream $B/scratch/incr
-	receive_workload W4 $B/scratch/incr R
+	want W6 && receive_workload W4 $B/scratch/incr R
+	if want W6R; then
+		btrfs -q receive -f $B/scratch/W4.stream $B/scratch/incr
+		receive_workload W4R $B/scratch/incr R2
+	fi
 else
 	echo "W6: btrfs-stream receive is not built yet" >> "$VM_OUT/facts.txt"
 fi

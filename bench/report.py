@@ -23,12 +23,13 @@ TITLES = {
     "W5": "full send, 1000 reflinked files",
     "W6-W1": "receive of W1's stream",
     "W6-W2": "receive of W2's stream",
-    "W6-W4": "receive of W4's stream",
+    "W6-W4": "receive of W4's stream (one directory rename)",
+    "W6-W4R": "receive of an incremental stream with 50k file renames",
     "W7": "dump of W1's stream vs btrfs receive --dump",
     "W8": "diff of W3's snapshots vs rsync -ain --delete",
 }
 GOALS = {"W1": 1.0, "W2": 1.2, "W3": 1.0, "W4": 1.0, "W5": 1.0,
-         "W6-W1": 1.0, "W6-W2": 1.5, "W6-W4": 1.0, "W7": 2.0, "W8": 10.0}
+         "W6-W1": 1.0, "W6-W2": 1.5, "W6-W4": 1.0, "W6-W4R": 1.0, "W7": 2.0, "W8": 10.0}
 ORDER = list(TITLES)
 
 
