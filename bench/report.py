@@ -72,9 +72,6 @@ class Run:
         ours, base = self.results[w]["ours"], self.results[w]["base"]
         return [base[p][0] / ours[p][0] for p in self.pairs(w) if ours[p][0] > 0]
 
-    def label(self):
-        return "%s (%s)" % (self.name, self.fact.get("measured", "commit unknown"))
-
 
 def secs(v):
     """Seconds with three significant digits at least (W4 takes 0.03 s)."""
