@@ -151,6 +151,27 @@ strace -f -e trace=mmap -o "$tmp/trace" "$plain" dump -f "$src" > /dev/null 2>&1
 check "dump on two CPUs reads it" test "$(nproc)" -lt 2 -o -z "$(grep 'MAP_POPULATE, 3, 0' "$tmp/trace")"
 check "dump reads stdin and every substream" test "$(grep -c '^' "$tmp/out")" -eq 5
 
+# A mapped stream file that shrinks under the reader raises SIGBUS on the
+# next page; the handler turns it into a message and exit 1, not a core.
+# The output goes to a FIFO read one line (dump has started and mapped the
+# file) and then left full, so dump is stopped mid-stream at the truncate.
+{ echo "stream version=1"; echo "repeat 20000 mkdir path=some/directory ino=7"; echo end; } |
+	"$mkstream" > "$tmp/shrink"
+mkfifo "$tmp/shrink.out"
+"$plain" dump --mmap -f "$tmp/shrink" > "$tmp/shrink.out" 2> "$tmp/shrink.err" &
+pid=$!
+exec 3< "$tmp/shrink.out"
+read -r first_line <&3
+truncate -s 4096 "$tmp/shrink"
+cat <&3 > /dev/null
+exec 3<&-
+wait $pid
+rc=$?
+check "dump of a stream file shrinking under its map started: $first_line" test -n "$first_line"
+check "dump of a stream file shrinking under its map exits 1 (got $rc)" test $rc -eq 1
+check "dump of a stream file shrinking under its map says so" \
+	grep -q 'the stream file shrank while it was being read' "$tmp/shrink.err"
+
 # -e stops at the first END without consuming what follows (pipe).
 "$mkstream" -o "$tmp/multi" "$fixtures/multi.txt"
 size=$(stat -c %s "$tmp/multi")
