@@ -69,6 +69,18 @@ static void bound_min(struct cmp_bound *dst, const struct cmp_bound *other)
 		*dst = *other;
 }
 
+/* Lower @b to the key at @slot of @node, if @node has such a slot. */
+static void bound_min_node_key(struct cmp_bound *b, struct extent_buffer *node,
+			       int slot)
+{
+	struct cmp_bound key = { .end = false };
+
+	if (slot >= btrfs_header_nritems(node))
+		return;
+	btrfs_node_key_to_cpu(node, &key.key, slot);
+	bound_min(b, &key);
+}
+
 static bool key_below(const struct btrfs_key *key, const struct cmp_bound *b)
 {
 	return b->end || btrfs_comp_cpu_keys(key, &b->key) < 0;
@@ -156,12 +168,7 @@ static int side_descend(struct cmp_side *side, const struct btrfs_key *pos,
 	if (nritems == 0)
 		return -EUCLEAN;
 	slot = node_slot(node, pos);
-	if (slot + 1 < nritems) {
-		struct cmp_bound next = { .end = false };
-
-		btrfs_node_key_to_cpu(node, &next.key, slot + 1);
-		bound_min(&side->ub, &next);
-	}
+	bound_min_node_key(&side->ub, node, slot + 1);
 	if (btrfs_header_level(node) == 1)
 		side_readahead_leaves(side, slot, other, peer);
 	child = btrfs_read_node_slot(node, slot);
@@ -211,7 +218,6 @@ static bool cmp_shared_children(struct cmp_side *l, struct cmp_side *r,
 	int lslot;
 	int rslot;
 	int n = 0;
-	struct cmp_bound rbound;
 
 	if (lnr == 0 || rnr == 0)
 		return false;
@@ -228,20 +234,9 @@ static bool cmp_shared_children(struct cmp_side *l, struct cmp_side *r,
 	 * same items below the nearer of the two keys.
 	 */
 	*skip = l->ub;
-	if (lslot + n < lnr) {
-		struct cmp_bound next = { .end = false };
-
-		btrfs_node_key_to_cpu(l->eb, &next.key, lslot + n);
-		bound_min(skip, &next);
-	}
-	rbound = r->ub;
-	if (rslot + n < rnr) {
-		struct cmp_bound next = { .end = false };
-
-		btrfs_node_key_to_cpu(r->eb, &next.key, rslot + n);
-		bound_min(&rbound, &next);
-	}
-	bound_min(skip, &rbound);
+	bound_min(skip, &r->ub);
+	bound_min_node_key(skip, l->eb, lslot + n);
+	bound_min_node_key(skip, r->eb, rslot + n);
 	return true;
 }
 
