@@ -103,6 +103,19 @@ def notes_for(w, run):
     return notes
 
 
+def repeatability_note(changes, single):
+    """Issue 8's check: a second complete run within 10% of the first."""
+    within = [w for w, c in changes if abs(c) <= 10]
+    outside = ["%s %+.1f%%" % (w, c) for w, c in changes if abs(c) > 10]
+    text = "- Repeatability (second complete run within 10%% of the previous): %d of %d rows" % (
+        len(within), len(changes))
+    if outside:
+        text += "; outside: " + ", ".join(outside)
+    if single:
+        text += "; one complete run only: " + ", ".join(single)
+    return text
+
+
 def main():
     runs_dir, command = sys.argv[1:3]
     runs = [Run(os.path.join(runs_dir, d)) for d in sorted(os.listdir(runs_dir))
@@ -119,6 +132,7 @@ def main():
            "| previous run's ratio (change) | goal | met |",
            "|---|---|---|---|---|---|---|---|---|---|"]
     notes, used, missing = [], {}, []
+    changes, single = [], []
     chosen = {}
     for w in ORDER + sorted(set(k for r in runs for k in r.results) - set(ORDER)):
         done = [r for r in runs if r.complete(w)]
@@ -142,7 +156,11 @@ def main():
             before = done[-2]
             used[before.name] = before
             pmed = statistics.median(before.ratios(w))
-            prev = "%.2f (%+.1f%%) in %s" % (pmed, (med - pmed) / pmed * 100, before.name)
+            change = (med - pmed) / pmed * 100
+            changes.append((w, change))
+            prev = "%.2f (%+.1f%%) in %s" % (pmed, change, before.name)
+        else:
+            single.append(w)
         goal = GOALS.get(w)
         met = "yes" if goal is not None and med >= goal else "no"
         pairs = run.pairs(w)
@@ -157,6 +175,7 @@ def main():
         w3 = statistics.median(v[0] for v in chosen["W3"].results["W3"]["ours"].values())
         notes.append("- W3 vs W2 with our module: the incremental send takes 1/%.0f of the "
                      "full send's time (goal: at least 50x faster)" % (w2 / w3))
+    notes.insert(0, repeatability_note(changes, single))
     if missing:
         notes.insert(0, "- **Not measured to completion yet**: %s" % ", ".join(missing))
     out += ["", "## Notes", ""] + notes + ["", "## Runs", ""]
