@@ -118,6 +118,28 @@ kernel_figure() {
 	log "$1: $2"
 	kernel_workload "$1" sh -c "$3"
 }
+# ioctl_figure WORKLOAD WHAT CMD...: per pair and module, cold, the seconds
+# CMD's main thread spends in BTRFS_IOC_SEND (strace -T).  Where the send is
+# short next to starting the btrfs process (W4), this is the kernel's share.
+ioctl_figure() {
+	local w=$1 what=$2 p impl secs
+	shift 2
+	log "$w: $what"
+	for p in $(seq 1 "$pairs"); do
+		for impl in ours stock; do
+			switch_to $impl
+			if ! strace -T -e trace=ioctl -o $B/strace "$@" > /dev/null; then
+				log "$w $impl pair $p failed: $*"
+				echo "failed" >> "$VM_OUT/failures"
+				continue
+			fi
+			secs=$(sed -n 's/.*BTRFS_IOC_SEND.*<\([0-9.]*\)>$/\1/p' $B/strace)
+			printf '%s\t%s\t%s\t%s\t\t0\t\n' "$w" "$impl" "$p" "$secs" >> "$res"
+			log "$w $impl pair $p: $secs s"
+		done
+	done
+}
+
 # Kernel figures in the order BENCH_ONLY names them: a run that may not
 # end in time does the most wanted first.
 for w in $only; do
@@ -129,7 +151,9 @@ for w in $only; do
 	W3) kernel_figure W3 "incremental send, 0.1% changed" \
 		"btrfs -q send -p $B/small/A $B/small/B > /dev/null" ;;
 	W4) kernel_figure W4 "incremental send after a 50k-file directory rename" \
-		"btrfs -q send -p $B/small/B $B/small/R > /dev/null" ;;
+		"btrfs -q send -p $B/small/B $B/small/R > /dev/null"
+		ioctl_figure W4-ioctl "W4's send ioctl alone" \
+			btrfs -q send -p $B/small/B $B/small/R ;;
 	W5) kernel_figure W5 "full send of 1000 reflinked files" \
 		"btrfs -q send -f $B/scratch/out $B/shared/snap" ;;
 	esac
