@@ -128,12 +128,14 @@ ioctl_figure() {
 	for p in $(seq 1 "$pairs"); do
 		for impl in ours stock; do
 			switch_to $impl
-			if ! strace -T -e trace=ioctl -o $B/strace "$@" > /dev/null; then
-				log "$w $impl pair $p failed: $*"
+			secs=
+			strace -T -e trace=ioctl -o $B/strace "$@" > /dev/null &&
+				secs=$(sed -n 's/.*BTRFS_IOC_SEND.*<\([0-9.]*\)>$/\1/p' $B/strace)
+			if [ -z "$secs" ]; then
+				log "$w $impl pair $p failed (or no send ioctl traced): $*"
 				echo "failed" >> "$VM_OUT/failures"
 				continue
 			fi
-			secs=$(sed -n 's/.*BTRFS_IOC_SEND.*<\([0-9.]*\)>$/\1/p' $B/strace)
 			printf '%s\t%s\t%s\t%s\t\t0\t\n' "$w" "$impl" "$p" "$secs" >> "$res"
 			log "$w $impl pair $p: $secs s"
 		done
