@@ -75,8 +75,8 @@ class Run:
 
 
 def secs(v):
-    """Seconds with three significant digits at least (W4 takes 0.03 s)."""
-    return "%.*f" % (2 if v >= 1 else 3 if v >= 0.1 else 4, v)
+    """Seconds with three significant digits at least (W4's ioctl takes 1 ms)."""
+    return "%.*f" % (2 if v >= 1 else 3 if v >= 0.1 else 4 if v >= 0.01 else 5, v)
 
 
 def spread(values):
