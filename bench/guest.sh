@@ -128,9 +128,7 @@ ioctl_figure() {
 	for p in $(seq 1 "$pairs"); do
 		for impl in ours stock; do
 			switch_to $impl
-			secs=
-			strace -T -e trace=ioctl -o $B/strace "$@" > /dev/null &&
-				secs=$(sed -n 's/.*BTRFS_IOC_SEND.*<\([0-9.]*\)>$/\1/p' $B/strace)
+			secs=$(send_ioctl_seconds "$@")
 			if [ -z "$secs" ]; then
 				log "$w $impl pair $p failed (or no send ioctl traced): $*"
 				echo "failed" >> "$VM_OUT/failures"

@@ -37,12 +37,6 @@ fi
 # reads: completed reads and sectors read of the scratch disk.
 reads() { awk '$3 == "vdb" { print $4, $6 }' /proc/diskstats; }
 t() { local t0=$EPOCHREALTIME; "$@" > /dev/null; awk -v a=$t0 -v b=$EPOCHREALTIME 'BEGIN { printf "%.4f", b - a }'; }
-# ioctl_time CMD...: seconds spent in the send ioctl alone (strace -T of the
-# main thread, which issues it), to tell the kernel's share from the process's.
-ioctl_time() {
-	strace -T -e trace=ioctl -o /tmp/strace.out "$@" > /dev/null
-	sed -n 's/.*BTRFS_IOC_SEND.*<\([0-9.]*\)>$/\1/p' /tmp/strace.out
-}
 for i in 1 2 3; do
 	for impl in ours stock; do
 		use_module $impl && mount /dev/vdb $M || die mount
@@ -53,8 +47,8 @@ for i in 1 2 3; do
 		warm=$(t btrfs -q send -p $M/A $M/B)
 		full=$(t btrfs -q send --no-data $M/A)
 		sync; echo 3 > /proc/sys/vm/drop_caches
-		cold_ioctl=$(ioctl_time btrfs -q send -p $M/A $M/B)
-		warm_ioctl=$(ioctl_time btrfs -q send -p $M/A $M/B)
+		cold_ioctl=$(send_ioctl_seconds btrfs -q send -p $M/A $M/B)
+		warm_ioctl=$(send_ioctl_seconds btrfs -q send -p $M/A $M/B)
 		echo "$impl run $i: incremental cold $cold ($((${r1% *} - ${r0% *})) reads, $(((${r1#* } - ${r0#* }) / 2)) KiB) warm $warm; full --no-data (warm-ish) $full; send ioctl alone: cold $cold_ioctl warm $warm_ioctl"
 		umount $M
 	done

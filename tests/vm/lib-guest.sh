@@ -115,3 +115,14 @@ use_module() {
 	*) return 1 ;;
 	esac
 }
+
+# send_ioctl_seconds CMD...: run CMD (a btrfs send) under strace -T and print
+# the seconds its BTRFS_IOC_SEND took, nothing if CMD failed or issued none.
+# Tells the kernel's share of a send from the process's own start-up.
+send_ioctl_seconds() {
+	local trace
+	trace=$(mktemp) || return 1
+	strace -T -e trace=ioctl -o "$trace" "$@" > /dev/null &&
+		sed -n 's/.*BTRFS_IOC_SEND.*<\([0-9.]*\)>$/\1/p' "$trace"
+	rm -f "$trace"
+}
