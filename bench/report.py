@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turn the runs of bench/guest.sh into docs/benchmarks.md (on stdout).
 
-Usage: report.py RUNS_DIR COMMAND
+Usage: report.py RUNS_DIR COMMAND [EARLIER_REPORT]
 
 RUNS_DIR holds one directory per run (named by its start time) with
 results.tsv and facts.txt. Each workload is reported from the newest run
@@ -9,8 +9,15 @@ that completed all its pairs; the run before that one, if any, gives the
 repeatability column. Ratios are baseline time / our time, computed pair by
 pair (run i of ours with run i of the baseline, in the same boot), so > 1
 means we are faster.
+
+RUNS_DIR lives under build/ and so does not survive a fresh checkout, while
+the committed report does. EARLIER_REPORT (the committed docs/benchmarks.md)
+fills the gaps: a workload no run here completed keeps its row, notes and
+run facts from it, and a workload completed by one run only here is compared
+with the earlier report's ratio when that came from an older run.
 """
 import os
+import re
 import statistics
 import sys
 from collections import defaultdict
@@ -74,6 +81,64 @@ class Run:
         return [base[p][0] / ours[p][0] for p in self.pairs(w) if ours[p][0] > 0]
 
 
+class EarlierReport:
+    """The rows, notes and run facts of a report this script wrote before."""
+
+    ROW = re.compile(r"^\| (W[\w-]+) \| [^|]* \| (\d{8}-\d{6}) \| \d+ \| ([\d.]+) \(")
+    RATIO = re.compile(r"^([\d.]+) \(")
+    CHANGE = re.compile(r"^([\d.]+) \(([+-][\d.]+)%\) in (\d{8}-\d{6})$")
+    NOTE = re.compile(r"^- (W\d(?:-[\w]+)?)[ :]")
+
+    def __init__(self, path):
+        self.rows, self.notes, self.runs, self.w3_vs_w2 = {}, defaultdict(list), {}, None
+        if not path or not os.path.exists(path):
+            return
+        section, run = None, None
+        for line in open(path):
+            line = line.rstrip("\n")
+            if line.startswith("## "):
+                section = line[3:]
+            elif section is None and line.startswith("| W"):
+                self._row(line)
+            elif section == "Notes" and line.startswith("- W3 vs W2"):
+                self.w3_vs_w2 = line
+            elif section == "Notes" and ": no complete run;" in line:
+                continue
+            elif section == "Notes" and self.NOTE.match(line):
+                self.notes[self.NOTE.match(line).group(1)].append(line)
+            elif section == "Runs" and line.startswith("### "):
+                run = line[4:]
+                self.runs[run] = []
+            elif section == "Runs" and run and line and line != "```":
+                self.runs[run].append(line)
+
+    def _row(self, line):
+        m = self.ROW.match(line)
+        if not m:
+            return
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        ratio = self.RATIO.match(cells[6])
+        change = self.CHANGE.match(cells[7])
+        self.rows[m.group(1)] = {
+            "line": line, "run": m.group(2), "ours": float(m.group(3)),
+            "ratio": float(ratio.group(1)) if ratio else None,
+            "change": float(change.group(2)) if change else None,
+            "previous": change.group(3) if change else None,
+            "previous_ratio": float(change.group(1)) if change else None,
+        }
+
+    def before(self, w, run_name):
+        """(ratio, run) of the newest figure for w older than run_name."""
+        row = self.rows.get(w)
+        if not row:
+            return None
+        if row["ratio"] and row["run"] < run_name:
+            return row["ratio"], row["run"]
+        if row["previous"] and row["previous"] < run_name:
+            return row["previous_ratio"], row["previous"]
+        return None
+
+
 def secs(v):
     """Seconds with three significant digits at least (W4's ioctl takes 1 ms)."""
     return "%.*f" % (2 if v >= 1 else 3 if v >= 0.1 else 4 if v >= 0.01 else 5, v)
@@ -106,8 +171,22 @@ def notes_for(w, run):
     return notes
 
 
+def partial_note(w, runs):
+    """What the newest run that timed w but did not finish it measured."""
+    partial = [r for r in runs if r.results.get(w)]
+    if not partial:
+        return []
+    r = partial[-1]
+    side = "ours" if r.results[w]["ours"] else "base"
+    return ["- %s: no complete run; run %s measured %s %s s" % (
+        w, r.name, "ours" if side == "ours" else "the baseline",
+        ", ".join("%.2f" % v[0] for _, v in sorted(r.results[w][side].items())))]
+
+
 def repeatability_note(changes, single):
     """Issue 8's check: a second complete run within 10% of the first."""
+    # As printed (one decimal), so a carried-over report gives the same verdict.
+    changes = [(w, round(c, 1)) for w, c in changes]
     within = [w for w, c in changes if abs(c) <= 10]
     outside = ["%s %+.1f%%" % (w, c) for w, c in changes if abs(c) > 10]
     text = "- Repeatability (second complete run within 10%% of the previous): %d of %d rows" % (
@@ -121,6 +200,7 @@ def repeatability_note(changes, single):
 
 def main():
     runs_dir, command = sys.argv[1:3]
+    earlier = EarlierReport(sys.argv[3] if len(sys.argv) > 3 else None)
     runs = [Run(os.path.join(runs_dir, d)) for d in sorted(os.listdir(runs_dir))
             if os.path.isdir(os.path.join(runs_dir, d))]
     out = ["# Benchmarks", "",
@@ -130,38 +210,53 @@ def main():
            "Ratio = baseline / ours per pair, so above 1 means ours is faster. Each row "
            "comes from the newest run that completed it (column run, listed under Runs); "
            "the previous column is the ratio of the run before it, to show how well a "
-           "figure repeats." % command, "",
+           "figure repeats. Rows from runs whose raw results are no longer in build/ "
+           "are kept from the previous version of this file." % command, "",
            "| workload | what | run | pairs | ours s | baseline s | ratio median (range) "
            "| previous run's ratio (change) | goal | met |",
            "|---|---|---|---|---|---|---|---|---|---|"]
     notes, used, missing = [], {}, []
     changes, single = [], []
-    chosen = {}
+    chosen, carried = {}, {}
     for w in ORDER + sorted(set(k for r in runs for k in r.results) - set(ORDER)):
         done = [r for r in runs if r.complete(w)]
+        old = earlier.rows.get(w)
         if not done:
-            partial = [r for r in runs if r.results.get(w)]
-            if partial:
-                r = partial[-1]
-                side = "ours" if r.results[w]["ours"] else "base"
-                notes.append("- %s: no complete run; run %s measured %s %s s" % (
-                    w, r.name, "ours" if side == "ours" else "the baseline",
-                    ", ".join("%.2f" % v[0] for _, v in sorted(r.results[w][side].items()))))
-            missing.append(w)
+            notes += partial_note(w, runs)
+            if not old:
+                missing.append(w)
+                continue
+            out.append(old["line"])
+            notes += earlier.notes.get(w, [])
+            carried[w] = old
+            for name in (old["run"], old["previous"]):
+                if name in earlier.runs:
+                    used.setdefault(name, earlier.runs[name])
+            if old["change"] is None:
+                single.append(w)
+            else:
+                changes.append((w, old["change"]))
             continue
         run = done[-1]
         chosen[w] = run
-        used[run.name] = run
+        used[run.name] = run.facts
         ratios = run.ratios(w)
         med = statistics.median(ratios)
         prev = "-"
         if len(done) > 1:
             before = done[-2]
-            used[before.name] = before
+            used[before.name] = before.facts
             pmed = statistics.median(before.ratios(w))
             change = (med - pmed) / pmed * 100
             changes.append((w, change))
             prev = "%.2f (%+.1f%%) in %s" % (pmed, change, before.name)
+        elif earlier.before(w, run.name):
+            pmed, pname = earlier.before(w, run.name)
+            change = (med - pmed) / pmed * 100
+            changes.append((w, change))
+            prev = "%.2f (%+.1f%%) in %s" % (pmed, change, pname)
+            if pname in earlier.runs:
+                used.setdefault(pname, earlier.runs[pname])
         else:
             single.append(w)
         goal = GOALS.get(w)
@@ -173,9 +268,11 @@ def main():
             spread([base[p][0] for p in pairs]), med, min(ratios), max(ratios),
             prev, "-" if goal is None else ">= %s" % goal, met))
         notes += notes_for(w, run)
-    if "W2" in chosen and "W3" in chosen:
-        w2 = statistics.median(v[0] for v in chosen["W2"].results["W2"]["ours"].values())
-        w3 = statistics.median(v[0] for v in chosen["W3"].results["W3"]["ours"].values())
+    ours_median = {w: statistics.median(v[0] for v in r.results[w]["ours"].values())
+                   for w, r in chosen.items()}
+    ours_median.update({w: row["ours"] for w, row in carried.items()})
+    if "W2" in ours_median and "W3" in ours_median:
+        w2, w3 = ours_median["W2"], ours_median["W3"]
         notes.append("- W3 vs W2 with our module: the incremental send takes 1/%.0f of the "
                      "full send's time (goal: at least 50x faster)" % (w2 / w3))
     notes.insert(0, repeatability_note(changes, single))
@@ -183,7 +280,7 @@ def main():
         notes.insert(0, "- **Not measured to completion yet**: %s" % ", ".join(missing))
     out += ["", "## Notes", ""] + notes + ["", "## Runs", ""]
     for name in sorted(used):
-        out += ["### %s" % name, "", "```"] + used[name].facts + ["```", ""]
+        out += ["### %s" % name, "", "```"] + used[name] + ["```", ""]
     print("\n".join(out))
 
 

@@ -1,0 +1,78 @@
+#!/bin/bash
+# Unit tests for bench/report.py, the writer of docs/benchmarks.md: pair-by-
+# pair ratios, the previous-run column, and carrying rows over from the
+# committed report when build/bench/runs is gone (a fresh checkout).
+# The run results here are made-up test input, not measurements.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0 failed=0
+
+check() {
+	n=$((n + 1))
+	if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; failed=$((failed + 1)); fi
+}
+
+# run_results DIR NAME W OURS BASE [PAIRS]: a run that timed workload W at
+# OURS and BASE seconds in each of PAIRS (5) pairs, out of 5 wanted.
+run_results() {
+	local d=$1/$2 p
+	mkdir -p "$d"
+	echo "pairs: 5" > "$d/facts.txt"
+	echo "note: run $2" >> "$d/facts.txt"
+	for p in $(seq 1 "${6:-5}"); do
+		printf '%s\tours\t%d\t%s\t\t100\t2048\n%s\tstock\t%d\t%s\t\t200\t1024\n' \
+			"$3" "$p" "$4" "$3" "$p" "$5" >> "$d/results.tsv"
+	done
+}
+
+report() { python3 "$top/bench/report.py" "$@"; }
+row() { grep "^| $1 |" "$2"; }
+
+# Two runs here: the newer one gives the row, the older the previous column.
+run_results "$T/a" 20260101-000000 W1 10 11
+run_results "$T/a" 20260101-000000 W2 60 120
+run_results "$T/a" 20260101-000000 W3 0.5 1.0
+run_results "$T/a" 20260102-000000 W1 10 12
+report "$T/a" cmd > "$T/a.md"
+check "ratio is baseline over ours" "row W1 $T/a.md | grep -q '| 20260102-000000 | 5 | 10.00 (10.00-10.00) | 12.00 (12.00-12.00) | 1.20 (1.20-1.20) |'"
+check "previous column names the older run and the change" \
+	"row W1 $T/a.md | grep -q '| 1.10 (+9.1%) in 20260101-000000 |'"
+check "goal verdict" "row W2 $T/a.md | grep -q '| >= 1.2 | yes |\$'"
+check "repeatability counts rows within 10%" \
+	"grep -q 'Repeatability .*: 1 of 1 rows; one complete run only: W2, W3' $T/a.md"
+check "W3 against W2 from our medians" "grep -q 'takes 1/120 of the' $T/a.md"
+check "unmeasured workloads are listed" "grep -q 'Not measured to completion yet.*: W4,' $T/a.md"
+check "run facts of both runs" "[ \$(grep -c '^note: run' $T/a.md) -eq 2 ]"
+
+# A fresh checkout: no runs, only the committed report. Nothing is lost.
+mkdir "$T/empty"
+report "$T/empty" cmd "$T/a.md" > "$T/carry.md"
+check "carried report equals the one it came from" "cmp -s $T/a.md $T/carry.md"
+
+# One new run on a fresh checkout: its rows replace the carried ones and
+# are compared with the committed report's ratio; the rest are carried.
+run_results "$T/b" 20260103-000000 W2 50 105
+run_results "$T/b" 20260103-000000 W1 10 30 3
+report "$T/b" cmd "$T/a.md" > "$T/b.md"
+check "new run's row replaces the carried one" \
+	"row W2 $T/b.md | grep -q '| 20260103-000000 | 5 | 50.00 .* | 2.10 (2.10-2.10) | 2.00 (+5.0%) in 20260101-000000 |'"
+check "an incomplete run does not replace a carried row" "[ \"\$(row W1 $T/b.md)\" = \"\$(row W1 $T/a.md)\" ]"
+check "incomplete run is noted" "grep -q '^- W1: no complete run; run 20260103-000000' $T/b.md"
+check "carried rows keep their notes" "grep -q '^- W3 kernel slab growth' $T/b.md"
+check "repeatability includes carried and compared rows" \
+	"grep -q 'Repeatability .*: 2 of 2 rows; one complete run only: W3' $T/b.md"
+check "W3 against W2 mixes a carried and a new median" "grep -q 'takes 1/100 of the' $T/b.md"
+check "facts of carried and compared runs are kept" \
+	"grep -q '^### 20260101-000000' $T/b.md && grep -q '^### 20260102-000000' $T/b.md && grep -q '^### 20260103-000000' $T/b.md"
+
+# Writing the report again from the same runs and its own last version
+# (what every later make bench does) changes nothing.
+report "$T/b" cmd "$T/b.md" > "$T/b2.md"
+check "regenerating changes nothing" "cmp -s $T/b.md $T/b2.md"
+report "$T/empty" cmd "$T/b.md" > "$T/b3.md"
+check "a fresh checkout keeps every row" "[ \"\$(grep '^| W' $T/b.md)\" = \"\$(grep '^| W' $T/b3.md)\" ]"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
