@@ -90,7 +90,7 @@ class EarlierReport:
     NOTE = re.compile(r"^- (W\d(?:-[\w]+)?)[ :]")
 
     def __init__(self, path):
-        self.rows, self.notes, self.runs, self.w3_vs_w2 = {}, defaultdict(list), {}, None
+        self.rows, self.notes, self.runs = {}, defaultdict(list), {}
         if not path or not os.path.exists(path):
             return
         section, run = None, None
@@ -100,10 +100,9 @@ class EarlierReport:
                 section = line[3:]
             elif section is None and line.startswith("| W"):
                 self._row(line)
-            elif section == "Notes" and line.startswith("- W3 vs W2"):
-                self.w3_vs_w2 = line
-            elif section == "Notes" and ": no complete run;" in line:
-                continue
+            elif section == "Notes" and (line.startswith("- W3 vs W2") or
+                                         ": no complete run;" in line):
+                continue  # recomputed from the rows and runs, not carried
             elif section == "Notes" and self.NOTE.match(line):
                 self.notes[self.NOTE.match(line).group(1)].append(line)
             elif section == "Runs" and line.startswith("### "):
