@@ -127,14 +127,15 @@ class EarlierReport:
         }
 
     def before(self, w, run_name):
-        """(ratio, run) of the newest figure for w older than run_name."""
+        """(ratio, run, run facts or None) of the newest figure for w older
+        than run_name."""
         row = self.rows.get(w)
         if not row:
             return None
         if row["ratio"] and row["run"] < run_name:
-            return row["ratio"], row["run"]
+            return row["ratio"], row["run"], self.runs.get(row["run"])
         if row["previous"] and row["previous"] < run_name:
-            return row["previous_ratio"], row["previous"]
+            return row["previous_ratio"], row["previous"], self.runs.get(row["previous"])
         return None
 
 
@@ -241,21 +242,19 @@ def main():
         used[run.name] = run.facts
         ratios = run.ratios(w)
         med = statistics.median(ratios)
-        prev = "-"
         if len(done) > 1:
             before = done[-2]
-            used[before.name] = before.facts
-            pmed = statistics.median(before.ratios(w))
-            change = (med - pmed) / pmed * 100
-            changes.append((w, change))
-            prev = "%.2f (%+.1f%%) in %s" % (pmed, change, before.name)
-        elif earlier.before(w, run.name):
-            pmed, pname = earlier.before(w, run.name)
+            previous = statistics.median(before.ratios(w)), before.name, before.facts
+        else:
+            previous = earlier.before(w, run.name)
+        prev = "-"
+        if previous:
+            pmed, pname, pfacts = previous
             change = (med - pmed) / pmed * 100
             changes.append((w, change))
             prev = "%.2f (%+.1f%%) in %s" % (pmed, change, pname)
-            if pname in earlier.runs:
-                used.setdefault(pname, earlier.runs[pname])
+            if pfacts is not None:
+                used.setdefault(pname, pfacts)
         else:
             single.append(w)
         goal = GOALS.get(w)
