@@ -217,5 +217,27 @@ check "missing file: path in quotes" grep -qF "'$tmp/does-not-exist'" "$tmp/err"
 "$plain" nosuchcmd 2> "$tmp/err"
 check "unknown subcommand: exit 1" test $? -eq 1
 
+# Reading a stream needs only read permission: no O_NOATIME, which only
+# the file's owner may use (btrfs-progs 6.2's receive --dump fails here,
+# fstests btrfs/339).  A root-owned, world-readable stream, read by nobody.
+if [ "$(id -u)" = 0 ]; then
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	mkdir -m 755 "$tmp/shared" && mkdir "$tmp/shared/dest" &&
+		chown 65534:65534 "$tmp/shared/dest" && chmod 755 "$tmp" &&
+		"$mkstream" < "$fixtures/all-v2.txt" > "$tmp/shared/s.stream" &&
+		chmod 644 "$tmp/shared/s.stream"
+	check "unprivileged: set up a root-owned stream" test $? -eq 0
+	as_nobody "$plain" dump -f "$tmp/shared/s.stream" > "$tmp/out" 2> "$tmp/err"
+	check "unprivileged: dump -f of a root-owned stream" test $? -eq 0
+	as_nobody "$plain" receive --dump -f "$tmp/shared/s.stream" > "$tmp/out2" 2> "$tmp/err"
+	check "unprivileged: receive --dump -f of a root-owned stream" \
+		eval 'test -s "$tmp/out2" && cmp -s "$tmp/out" "$tmp/out2"'
+	as_nobody "$plain" receive -f "$tmp/shared/s.stream" "$tmp/shared/dest" 2> "$tmp/err"
+	check "unprivileged: receive fails on the destination, not the stream" \
+		grep -qF "is not on a btrfs filesystem" "$tmp/err"
+else
+	not_ok "unprivileged reading: run as root, to make a root-owned stream"
+fi
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
