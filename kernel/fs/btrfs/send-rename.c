@@ -147,7 +147,13 @@ static int note_inode(struct send_ctx *sctx, u64 ino)
 	if (!rec)
 		return -ENOMEM;
 
+	/*
+	 * An inode without links (unlinked but open when the snapshot was
+	 * taken) was never sent: to the receiver that root has no such inode.
+	 */
 	ret = send_lookup_inode(sctx->send_root, ino, np->si);
+	if (!ret && !np->si->nlink)
+		ret = -ENOENT;
 	if (!ret) {
 		rec->new_gen = np->si->gen;
 		rec->new_dir = S_ISDIR(np->si->mode);
@@ -156,6 +162,8 @@ static int note_inode(struct send_ctx *sctx, u64 ino)
 		goto out_free;
 	}
 	ret = send_lookup_inode(sctx->parent_root, ino, np->si);
+	if (!ret && !np->si->nlink)
+		ret = -ENOENT;
 	if (!ret) {
 		rec->old_gen = np->si->gen;
 		rec->old_dir = S_ISDIR(np->si->mode);
@@ -827,22 +835,13 @@ static int rename_shared(struct send_ctx *sctx, u64 ino, struct name_rec *rec)
 	list_for_each_entry(ref, &new_names, list)
 		keeps |= ref->keep;
 
-	if (keeps) {
+	/* Both have links (note_inode()): an inode without refs is corrupt. */
+	if (list_empty(&old_names) || list_empty(&new_names))
+		ret = -EUCLEAN;
+	else if (keeps)
 		ret = rename_keeping(sctx, ino, rec, &old_names, &new_names);
-	} else if (list_empty(&new_names)) {
-		/* Unlinked but open in the send root. */
-		ret = unlink_old_names(sctx, &old_names, NULL);
-		rec->new_state = NEW_FINAL;
-	} else if (list_empty(&old_names)) {
-		/*
-		 * Without links in the parent (O_TMPFILE, linked later): the
-		 * receiver never had it, so it is created like a new inode.
-		 */
-		free_names(&new_names);
-		ret = create_new(sctx, ino, rec);
-	} else {
+	else
 		ret = rename_moving(sctx, ino, rec, &old_names, &new_names);
-	}
 out:
 	free_names(&old_names);
 	free_names(&new_names);
