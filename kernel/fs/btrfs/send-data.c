@@ -135,8 +135,9 @@ static void extent_cache_add(struct send_ctx *sctx,
 /*
  * Whether the receiver can clone [src_off, src_off + len) of a file of
  * size @src_isize to the current offset.  Unaligned ranges are only valid
- * at the end of both files.  A file of at most one sector may have been
- * stored inline by the receiver, and inline extents cannot be cloned to
+ * at the end of both files (send_clone() makes the destination end there
+ * on the receiver).  A file of at most one sector may have been stored
+ * inline by the receiver, and inline extents cannot be cloned to
  * arbitrary offsets, so such sources are written instead.
  */
 static bool clone_range_ok(const struct send_ctx *sctx,
@@ -149,15 +150,8 @@ static bool clone_range_ok(const struct send_ctx *sctx,
 		return false;
 	if (IS_ALIGNED(ext->len, bs))
 		return true;
-	/*
-	 * An unaligned tail may only be cloned to the end of the destination
-	 * as the receiver has it: in an incremental send the file may still
-	 * be longer there (it shrinks with the final TRUNCATE), and clone
-	 * refuses an unaligned range ending inside the destination.
-	 */
 	return src_off + ext->len == src_isize &&
-	       ext->off + ext->len == sctx->cur.size &&
-	       ext->off + ext->len >= sctx->cur.recv_size;
+	       ext->off + ext->len == sctx->cur.size;
 }
 
 static bool extent_cache_find(struct send_ctx *sctx,
@@ -822,6 +816,28 @@ static int zero_range_add(struct send_ctx *sctx, u64 start, u64 end)
 	return 0;
 }
 
+/* TRUNCATE the current inode to its final size. */
+static int send_truncate(struct send_ctx *sctx)
+{
+	struct send_stream *s = &sctx->stream;
+	int ret;
+
+	ret = send_cmd_begin(s, BTRFS_SEND_C_TRUNCATE);
+	if (ret)
+		return ret;
+	ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
+	if (ret)
+		return ret;
+	ret = send_put_u64(s, BTRFS_SEND_A_SIZE, sctx->cur.size);
+	if (ret)
+		return ret;
+	ret = send_cmd_end(s);
+	if (ret)
+		return ret;
+	sctx->cur.recv_size = sctx->cur.size;
+	return 0;
+}
+
 static int send_clone(struct send_ctx *sctx, const struct data_extent *ext,
 		      const struct clone_src *src)
 {
@@ -830,6 +846,17 @@ static int send_clone(struct send_ctx *sctx, const struct data_extent *ext,
 	u8 *uuid = ri->uuid;
 	int ret;
 
+	/*
+	 * An unaligned tail ends the file (clone_range_ok()), and clone refuses it
+	 * where the receiver's file goes on: in an incremental send the file
+	 * may still be longer there.  Give it its final size first.
+	 */
+	if (!IS_ALIGNED(ext->off + ext->len, sctx->fs_info->sectorsize) &&
+	    sctx->cur.recv_size > ext->off + ext->len) {
+		ret = send_truncate(sctx);
+		if (ret)
+			return ret;
+	}
 	if (src->root == sctx->send_root)
 		ret = send_cur_path(sctx, src->ino, 0, &sctx->path);
 	else
@@ -1184,7 +1211,6 @@ int send_data_parent_extent(struct send_ctx *sctx,
 /* Give the file its final size once all its extents went out. */
 int send_data_finish(struct send_ctx *sctx)
 {
-	struct send_stream *s = &sctx->stream;
 	int ret;
 
 	ret = zero_range_flush(sctx);
@@ -1192,18 +1218,5 @@ int send_data_finish(struct send_ctx *sctx)
 		return ret;
 	if (sctx->cur.recv_size == sctx->cur.size)
 		return 0;
-	ret = send_cmd_begin(s, BTRFS_SEND_C_TRUNCATE);
-	if (ret)
-		return ret;
-	ret = send_put_path(s, BTRFS_SEND_A_PATH, &sctx->cur_path);
-	if (ret)
-		return ret;
-	ret = send_put_u64(s, BTRFS_SEND_A_SIZE, sctx->cur.size);
-	if (ret)
-		return ret;
-	ret = send_cmd_end(s);
-	if (ret)
-		return ret;
-	sctx->cur.recv_size = sctx->cur.size;
-	return 0;
+	return send_truncate(sctx);
 }

@@ -82,6 +82,25 @@ case_orphans() {
 	exec 71<&- 72<&- 73<&- 74<&- 81<&- 82<&- 83<&- 84<&- 85<&- 86<&-
 }
 
+# btrfs/322: a file shrinks and becomes a whole-file reflink of a file
+# whose size is not sector aligned.  Its unaligned tail can be cloned only
+# at the receiver's end of file, where the file is still longer until the
+# final truncate: the tail must still arrive as a clone, not as data.
+case_shrunk_reflink() {
+	fresh || return 1
+	head -c 131072 /dev/urandom | dd of=$S/foo bs=128K oflag=direct status=none &&
+		head -c 131077 /dev/urandom >> $S/foo &&
+		head -c 1048576 /dev/urandom > $S/bar && sync || return 1
+	btrfs -q subvolume snapshot -r $S $S/p || return 1
+	cp --reflink=always $S/foo $S/bar || return 1
+	btrfs -q subvolume snapshot -r $S $S/c || return 1
+	shared $S/c/bar 0 - || return 1
+	send_recv p && send_recv c -p $S/p || return 1
+	same_data $S/c/bar $D/c/bar && same_data $S/c/foo $D/c/foo &&
+		shared $D/c/bar 0 - && shared $D/c/foo 0 -
+}
+
 check "btrfs/278: orphans in the parent and the send root" case_orphans
+check "btrfs/322: unaligned whole-file reflink after a shrink is a clone" case_shrunk_reflink
 echo "1..$tap_n"
 tap_done
