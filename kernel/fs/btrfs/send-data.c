@@ -6,6 +6,8 @@
  * Holes are never sent as data: the receiver creates files empty, so a
  * later write or the final truncate leaves the gap as a hole.
  *
+ * An extent is cloned where the receiver already holds its data, in
+ * pieces if sources hold only parts of it; the rest goes out as data.
  * Clone sources are found cheaply first and by backref walking last:
  *  1. extents this send already transmitted (a bounded table keyed by disk
  *     address), which catches every extent shared inside the snapshot no
@@ -14,6 +16,7 @@
  *     when the clone source is an older snapshot of the same subvolume;
  *  3. a backref walk, only for extents with few references, so that an
  *     extent shared thousands of times cannot stall the send.
+ * A source holding the whole extent ends the search.
  */
 
 #include <linux/fs.h>
@@ -38,6 +41,9 @@
 /* Candidates taken from one backref walk, and clone sources tried. */
 #define BACKREF_MAX_CANDIDATES	8
 #define CLONE_SRCS_TRIED	16
+/* Parts of one extent found, and file extent items read per source. */
+#define CLONE_PIECES_MAX	16
+#define SRC_ITEMS_READ		4
 
 struct sent_extent {
 	struct hlist_node hash;
@@ -50,19 +56,6 @@ struct sent_extent {
 	u64 isize;
 };
 
-struct send_extent_cache {
-	DECLARE_HASHTABLE(table, EXTENT_CACHE_BITS);
-	struct list_head fifo;
-	u32 nr;
-};
-
-/* A place the receiver already holds the data of the current range at. */
-struct clone_src {
-	struct btrfs_root *root;
-	u64 ino;
-	u64 offset;
-};
-
 /* The file extent being sent, decoded from its item. */
 struct data_extent {
 	u8 type;
@@ -73,6 +66,38 @@ struct data_extent {
 	u64 disk_num_bytes;
 	u64 extent_off;
 	u64 ram_bytes;
+};
+
+/* A place the receiver already holds the data of a range at. */
+struct clone_src {
+	struct btrfs_root *root;
+	u64 ino;
+	u64 offset;
+};
+
+/* File range [off, end) of the current inode, held at @src on. */
+struct clone_piece {
+	struct clone_src src;
+	u64 off;
+	u64 end;
+};
+
+/*
+ * How the extent being sent splits into pieces to clone, the rest being
+ * sent as data: a source may hold only part of it (a partial reflink, or
+ * an extent later partly overwritten in the file sent before).
+ */
+struct clone_plan {
+	const struct data_extent *ext;
+	struct clone_piece pieces[CLONE_PIECES_MAX];
+	u32 nr;
+};
+
+struct send_extent_cache {
+	DECLARE_HASHTABLE(table, EXTENT_CACHE_BITS);
+	struct list_head fifo;
+	u32 nr;
+	struct clone_plan plan;	/* of the extent being sent */
 };
 
 int send_extent_cache_init(struct send_ctx *sctx)
@@ -130,53 +155,6 @@ static void extent_cache_add(struct send_ctx *sctx,
 	hash_add(cache->table, &e->hash, ext->disk_bytenr);
 	list_add_tail(&e->fifo, &cache->fifo);
 	cache->nr++;
-}
-
-/*
- * Whether the receiver can clone [src_off, src_off + len) of a file of
- * size @src_isize to the current offset.  Unaligned ranges are only valid
- * at the end of both files (send_clone() makes the destination end there
- * on the receiver).  A file of at most one sector may have been stored
- * inline by the receiver, and inline extents cannot be cloned to
- * arbitrary offsets, so such sources are written instead.
- */
-static bool clone_range_ok(const struct send_ctx *sctx,
-			   const struct data_extent *ext, u64 src_off,
-			   u64 src_isize)
-{
-	u32 bs = sctx->fs_info->sectorsize;
-
-	if (src_off == 0 && src_isize <= bs)
-		return false;
-	if (IS_ALIGNED(ext->len, bs))
-		return true;
-	return src_off + ext->len == src_isize &&
-	       ext->off + ext->len == sctx->cur.size;
-}
-
-static bool extent_cache_find(struct send_ctx *sctx,
-			      const struct data_extent *ext,
-			      struct clone_src *src)
-{
-	struct sent_extent *e;
-
-	hash_for_each_possible(sctx->extents->table, e, hash,
-			       ext->disk_bytenr) {
-		u64 src_off;
-
-		if (e->disk_bytenr != ext->disk_bytenr ||
-		    ext->extent_off < e->extent_off ||
-		    ext->extent_off + ext->len > e->extent_off + e->len)
-			continue;
-		src_off = e->file_off + (ext->extent_off - e->extent_off);
-		if (!clone_range_ok(sctx, ext, src_off, e->isize))
-			continue;
-		src->root = sctx->send_root;
-		src->ino = e->ino;
-		src->offset = src_off;
-		return true;
-	}
-	return false;
 }
 
 /*
@@ -301,35 +279,6 @@ static bool span_maps(const struct extent_span *sp,
 	       sp->extent_off + (off - sp->start) == ext->extent_off;
 }
 
-/*
- * Check that [src_off, src_off + len) of inode @ino in @root maps the same
- * bytes of the same disk extent as @ext.  Returns 0 if it does.
- */
-static int check_clone_src(struct send_ctx *sctx,
-			   const struct data_extent *ext,
-			   struct btrfs_root *root, u64 ino, u64 src_off)
-{
-	struct extent_span sp;
-	struct btrfs_path *path;
-	u64 isize;
-	int ret;
-
-	ret = lookup_extent_span(root, ino, src_off, &sp);
-	if (ret)
-		return ret;
-	if (sp.type != BTRFS_FILE_EXTENT_REG || !span_maps(&sp, ext, src_off))
-		return -ENOENT;
-
-	path = send_alloc_path();
-	if (!path)
-		return -ENOMEM;
-	ret = inode_size_in(root, path, ino, &isize);
-	if (!ret && (src_off + ext->len > isize ||
-		     !clone_range_ok(sctx, ext, src_off, isize)))
-		ret = -ENOENT;
-	btrfs_free_path(path);
-	return ret;
-}
 
 /*
  * Incremental send: whether the receiver already holds @ext where it goes,
@@ -352,10 +301,158 @@ static int on_receiver_already(struct send_ctx *sctx,
 	return span_maps(&sp, ext, ext->off) ? 1 : 0;
 }
 
+/* ---- where the receiver already holds the data ------------------------ */
+
+/*
+ * Note that inode @ino of @root (of size @src_isize) holds the bytes
+ * [x, x_end) of the current extent's disk extent from file offset @src_off
+ * on.  What the current extent has of them becomes a piece, cut to what
+ * clone accepts: ranges within the source's size, sector aligned except
+ * for a tail that ends both files.
+ */
+static void plan_add(struct send_ctx *sctx, struct clone_plan *plan,
+		     struct btrfs_root *root, u64 ino, u64 src_isize,
+		     u64 x, u64 x_end, u64 src_off)
+{
+	const struct data_extent *ext = plan->ext;
+	u32 bs = sctx->fs_info->sectorsize;
+	u64 lo = max(x, ext->extent_off);
+	u64 hi = min(x_end, ext->extent_off + ext->len);
+	struct clone_piece *p;
+	u64 off;
+	u64 end;
+	u32 i;
+
+	if (lo >= hi)
+		return;
+	src_off += lo - x;
+	off = ext->off + (lo - ext->extent_off);
+	end = off + (hi - lo);
+	if (!IS_ALIGNED(off, bs) || !IS_ALIGNED(src_off, bs) ||
+	    src_off >= src_isize)
+		return;
+	/*
+	 * A file of at most one sector may be inline on the receiver, and
+	 * inline extents cannot be cloned to other offsets.
+	 */
+	if (src_off == 0 && src_isize <= bs)
+		return;
+	end = min(end, off + (src_isize - src_off));
+	/* In the current inode, only what went out before this extent. */
+	if (root == sctx->send_root && ino == sctx->cur.ino) {
+		if (src_off >= ext->off)
+			return;
+		end = min(end, off + (ext->off - src_off));
+	}
+	if (!IS_ALIGNED(end, bs) &&
+	    (src_off + (end - off) != src_isize || end != sctx->cur.size))
+		end = round_down(end, bs);
+	if (end <= off)
+		return;
+
+	/* A continuation of a piece from the same file extends it. */
+	for (i = 0; i < plan->nr; i++) {
+		p = &plan->pieces[i];
+		if (p->src.root != root || p->src.ino != ino)
+			continue;
+		if (p->end == off && p->src.offset + (off - p->off) == src_off) {
+			p->end = end;
+			return;
+		}
+		if (end == p->off && src_off + (end - off) == p->src.offset) {
+			p->off = off;
+			p->src.offset = src_off;
+			return;
+		}
+	}
+	if (plan->nr == CLONE_PIECES_MAX)
+		return;
+	p = &plan->pieces[plan->nr++];
+	p->src.root = root;
+	p->src.ino = ino;
+	p->src.offset = src_off;
+	p->off = off;
+	p->end = end;
+}
+
+/* Whether one piece covers the whole current extent. */
+static bool plan_covers(const struct clone_plan *plan)
+{
+	const struct data_extent *ext = plan->ext;
+	u32 i;
+
+	for (i = 0; i < plan->nr; i++) {
+		if (plan->pieces[i].off == ext->off &&
+		    plan->pieces[i].end == ext->off + ext->len)
+			return true;
+	}
+	return false;
+}
+
+/* Ranges this send already gave the receiver (extent_cache_add()). */
+static void plan_from_cache(struct send_ctx *sctx, struct clone_plan *plan)
+{
+	const struct data_extent *ext = plan->ext;
+	struct sent_extent *e;
+
+	hash_for_each_possible(sctx->extents->table, e, hash,
+			       ext->disk_bytenr) {
+		if (e->disk_bytenr != ext->disk_bytenr)
+			continue;
+		plan_add(sctx, plan, sctx->send_root, e->ino, e->isize,
+			 e->extent_off, e->extent_off + e->len, e->file_off);
+		if (plan_covers(plan) || plan->nr == CLONE_PIECES_MAX)
+			return;
+	}
+}
+
+/*
+ * The file extent items of inode @ino in @root from file offset @hint on
+ * that refer to the current extent's disk extent: a few items, those that
+ * can hold its bytes from @hint (or from the item at @hint) on.
+ */
+static int plan_from_file(struct send_ctx *sctx, struct clone_plan *plan,
+			  struct btrfs_root *root, u64 ino, u64 hint)
+{
+	const struct data_extent *ext = plan->ext;
+	struct btrfs_path *path;
+	struct extent_span sp;
+	bool have_size = false;
+	u64 isize = 0;
+	u64 pos = hint;
+	int ret = 0;
+	u32 i;
+
+	path = send_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	for (i = 0; i < SRC_ITEMS_READ; i++) {
+		ret = lookup_extent_span(root, ino, pos, &sp);
+		if (ret || !sp.found || (i > 0 && sp.start >= hint + ext->len))
+			break;
+		if (sp.type == BTRFS_FILE_EXTENT_REG &&
+		    sp.disk_bytenr == ext->disk_bytenr) {
+			if (!have_size) {
+				ret = inode_size_in(root, path, ino, &isize);
+				if (ret)
+					break;
+				have_size = true;
+			}
+			plan_add(sctx, plan, root, ino, isize, sp.extent_off,
+				 sp.extent_off + (sp.end - sp.start), sp.start);
+		}
+		if (sp.end >= hint + ext->len)
+			break;
+		pos = sp.end;
+	}
+	btrfs_free_path(path);
+	/* Without links the receiver has no such file. */
+	return ret == -ENOENT ? 0 : ret;
+}
+
 /* The same inode at the same offset in a clone source (an older snapshot). */
-static bool clone_srcs_same_place(struct send_ctx *sctx,
-				  const struct data_extent *ext,
-				  struct clone_src *src, int *err)
+static int plan_from_same_place(struct send_ctx *sctx,
+				struct clone_plan *plan)
 {
 	u32 tried = 0;
 	u32 i;
@@ -376,19 +473,14 @@ static bool clone_srcs_same_place(struct send_ctx *sctx,
 		    (i > 0 && root == sctx->parent_root))
 			continue;
 		tried++;
-		ret = check_clone_src(sctx, ext, root, sctx->cur.ino, ext->off);
-		if (ret == -ENOENT)
-			continue;
-		if (ret) {
-			*err = ret;
-			return false;
-		}
-		src->root = root;
-		src->ino = sctx->cur.ino;
-		src->offset = ext->off;
-		return true;
+		ret = plan_from_file(sctx, plan, root, sctx->cur.ino,
+				     plan->ext->off);
+		if (ret)
+			return ret;
+		if (plan_covers(plan))
+			return 0;
 	}
-	return false;
+	return 0;
 }
 
 struct backref_walk {
@@ -412,7 +504,7 @@ static int clone_src_cmp(const void *key, const void *elt)
 
 /*
  * Called by the backref walk with the commit root semaphore held: only
- * note candidates here, they are checked after the walk.
+ * note candidates here, they are read after the walk.
  */
 static int backref_walk_cb(u64 ino, u64 offset, u64 root_id, void *ctx)
 {
@@ -436,11 +528,11 @@ static int backref_walk_cb(u64 ino, u64 offset, u64 root_id, void *ctx)
 	 * Within the send root only what the receiver already has: inodes
 	 * done before this one (in an incremental send, lower inodes are
 	 * either done or the same as in the parent) and ranges of the
-	 * current inode before the current offset.
+	 * current inode before the current extent.
 	 */
 	if (root == sctx->send_root &&
 	    (ino > sctx->cur.ino ||
-	     (ino == sctx->cur.ino && offset + bw->ext->len > bw->ext->off)))
+	     (ino == sctx->cur.ino && offset >= bw->ext->off)))
 		return 0;
 	bw->cands[bw->nr].root = root;
 	bw->cands[bw->nr].ino = ino;
@@ -478,9 +570,9 @@ static int extent_refs(struct send_ctx *sctx, const struct data_extent *ext,
 	return ret;
 }
 
-static int backref_find(struct send_ctx *sctx, const struct data_extent *ext,
-			struct clone_src *src)
+static int plan_from_backrefs(struct send_ctx *sctx, struct clone_plan *plan)
 {
+	const struct data_extent *ext = plan->ext;
 	struct backref_walk *bw;
 	u64 refs;
 	u32 i;
@@ -505,40 +597,69 @@ static int backref_find(struct send_ctx *sctx, const struct data_extent *ext,
 	if (ret < 0)
 		goto out;
 	ret = 0;
-	for (i = 0; i < bw->nr; i++) {
+	for (i = 0; i < bw->nr && !plan_covers(plan); i++) {
 		struct clone_src *c = &bw->cands[i];
 
-		ret = check_clone_src(sctx, ext, c->root, c->ino, c->offset);
-		if (ret == -ENOENT) {
-			ret = 0;
-			continue;
-		}
+		ret = plan_from_file(sctx, plan, c->root, c->ino, c->offset);
 		if (ret)
 			break;
-		*src = *c;
-		ret = 1;
-		break;
 	}
 out:
 	kfree(bw);
 	return ret;
 }
 
-/* Returns 1 with @src filled if the range can be cloned. */
-static int find_clone(struct send_ctx *sctx, const struct data_extent *ext,
-		      struct clone_src *src)
+/*
+ * Find where the receiver already holds parts of @ext: the pieces of
+ * sctx's plan.  Cheap sources first; a source that has it all ends the
+ * search.
+ */
+static int plan_clones(struct send_ctx *sctx, const struct data_extent *ext,
+		       struct clone_plan **planp)
 {
-	int err = 0;
+	struct clone_plan *plan = &sctx->extents->plan;
+	int ret;
 
+	plan->ext = ext;
+	plan->nr = 0;
+	*planp = plan;
 	if (ext->type != BTRFS_FILE_EXTENT_REG)
 		return 0;
-	if (extent_cache_find(sctx, ext, src))
-		return 1;
-	if (clone_srcs_same_place(sctx, ext, src, &err))
-		return 1;
-	if (err)
-		return err;
-	return backref_find(sctx, ext, src);
+	plan_from_cache(sctx, plan);
+	if (plan_covers(plan))
+		return 0;
+	ret = plan_from_same_place(sctx, plan);
+	if (ret || plan_covers(plan))
+		return ret;
+	return plan_from_backrefs(sctx, plan);
+}
+
+/* The piece holding @pos that reaches furthest, or NULL. */
+static const struct clone_piece *plan_piece_at(const struct clone_plan *plan,
+					       u64 pos)
+{
+	const struct clone_piece *best = NULL;
+	u32 i;
+
+	for (i = 0; i < plan->nr; i++) {
+		const struct clone_piece *p = &plan->pieces[i];
+
+		if (p->off <= pos && pos < p->end && (!best || p->end > best->end))
+			best = p;
+	}
+	return best;
+}
+
+/* Where the first piece after @pos starts, or @end. */
+static u64 plan_next_start(const struct clone_plan *plan, u64 pos, u64 end)
+{
+	u32 i;
+
+	for (i = 0; i < plan->nr; i++) {
+		if (plan->pieces[i].off > pos)
+			end = min(end, plan->pieces[i].off);
+	}
+	return end;
 }
 
 static int send_open_inode(struct send_ctx *sctx)
@@ -847,7 +968,7 @@ static int send_clone(struct send_ctx *sctx, const struct data_extent *ext,
 	int ret;
 
 	/*
-	 * An unaligned tail ends the file (clone_range_ok()), and clone refuses it
+	 * An unaligned tail ends the file (plan_add()), and clone refuses it
 	 * where the receiver's file goes on: in an incremental send the file
 	 * may still be longer there.  Give it its final size first.
 	 */
@@ -1024,6 +1145,59 @@ out_free_pages:
 	return ret;
 }
 
+/* Send range @seg of a regular extent as data. */
+static int send_extent_data(struct send_ctx *sctx, struct extent_buffer *leaf,
+			    int slot, struct btrfs_file_extent_item *fi,
+			    const struct data_extent *seg)
+{
+	int ret;
+
+	if (send_no_data(sctx))
+		return send_update_extent(sctx, seg);
+	ret = try_send_encoded(sctx, leaf, slot, fi, seg);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	return send_write(sctx, seg->off, seg->len);
+}
+
+/*
+ * Send the extent of @plan in order: each piece as a clone, what lies
+ * between them as data.  Written ranges, and the parts of an extent sent
+ * in pieces, are remembered as clone sources for the files after this one.
+ */
+static int send_planned(struct send_ctx *sctx, struct extent_buffer *leaf,
+			int slot, struct btrfs_file_extent_item *fi,
+			const struct clone_plan *plan)
+{
+	const struct data_extent *ext = plan->ext;
+	u64 end = ext->off + ext->len;
+	u64 pos = ext->off;
+	int ret;
+
+	while (pos < end) {
+		const struct clone_piece *p = plan_piece_at(plan, pos);
+		struct data_extent seg = *ext;
+
+		seg.off = pos;
+		seg.extent_off = ext->extent_off + (pos - ext->off);
+		seg.len = (p ? p->end : plan_next_start(plan, pos, end)) - pos;
+		if (p) {
+			struct clone_src src = p->src;
+
+			src.offset += pos - p->off;
+			ret = send_clone(sctx, &seg, &src);
+		} else {
+			ret = send_extent_data(sctx, leaf, slot, fi, &seg);
+		}
+		if (ret)
+			return ret;
+		if (!p || seg.len != ext->len)
+			extent_cache_add(sctx, &seg);
+		pos += seg.len;
+	}
+	return 0;
+}
+
 /*
  * Block group relocation moves extents and rewrites the items pointing at
  * them; a leaf copied before that may carry the old disk address, which
@@ -1044,7 +1218,7 @@ static int send_extent(struct send_ctx *sctx, struct extent_buffer *leaf,
 {
 	struct btrfs_file_extent_item *fi;
 	struct data_extent ext = { .off = key->offset };
-	struct clone_src src;
+	struct clone_plan *plan;
 	u64 end;
 	int ret;
 
@@ -1104,25 +1278,10 @@ static int send_extent(struct send_ctx *sctx, struct extent_buffer *leaf,
 		return send_fallocate(sctx, 0, ext.off, ext.len);
 	}
 
-	ret = find_clone(sctx, &ext, &src);
-	if (ret < 0)
-		return ret;
-	if (ret)
-		return send_clone(sctx, &ext, &src);
-
-	if (send_no_data(sctx)) {
-		ret = send_update_extent(sctx, &ext);
-	} else {
-		ret = try_send_encoded(sctx, leaf, slot, fi, &ext);
-		if (ret == 0)
-			ret = send_write(sctx, ext.off, ext.len);
-		else if (ret > 0)
-			ret = 0;
-	}
+	ret = plan_clones(sctx, &ext, &plan);
 	if (ret)
 		return ret;
-	extent_cache_add(sctx, &ext);
-	return 0;
+	return send_planned(sctx, leaf, slot, fi, plan);
 }
 
 /* Send one EXTENT_DATA item of the current (regular) inode. */

@@ -40,7 +40,7 @@ shared() {
 		END { if (!n) { print f ": no extent in range"; bad = 1 }; exit bad }'
 }
 
-# hold FD PATH: keep PATH open as FD of this shell; the caller
+# hold_unlinked FD PATH: keep PATH open as FD of this shell; the caller
 # unlinks it, which leaves an inode without links (an orphan).
 hold() { eval "exec $1<\"\$2\""; }
 
@@ -100,7 +100,54 @@ case_shrunk_reflink() {
 		shared $D/c/bar 0 - && shared $D/c/foo 0 -
 }
 
+# btrfs/281: a compressed extent is shared in part (its first half is
+# reflinked into another file sent earlier): with --compressed-data the
+# shared part arrives as a clone and the rest as an encoded write.
+case_compressed_partial() {
+	fresh compress=zstd || return 1
+	head -c 66560 /dev/zero | tr '\0' a > $S/foo &&
+		head -c 131072 /dev/zero | tr '\0' b > $S/bar && sync || return 1
+	clone_range $S/bar 0 $S/foo 0 65536 && sync || return 1
+	btrfs -q subvolume snapshot -r $S $S/snap || return 1
+	send_recv snap --proto 2 --compressed-data || return 1
+	same_data $S/snap/foo $D/snap/foo && same_data $S/snap/bar $D/snap/bar &&
+		shared $D/snap/bar 0 65536 && shared $D/snap/foo 0 65536
+}
+
+# btrfs/283: two files reflink all of an extent of which a third file sent
+# before them keeps only the first half: each clones what is cloneable, so
+# that every received extent is shared.
+case_partial_overwrite() {
+	fresh || return 1
+	head -c 131072 /dev/urandom > $S/foo && sync &&
+		cp --reflink=always $S/foo $S/bar &&
+		cp --reflink=always $S/foo $S/baz &&
+		head -c 65536 /dev/urandom |
+		dd of=$S/foo bs=64K seek=1 conv=notrunc status=none && sync ||
+		return 1
+	btrfs -q subvolume snapshot -r $S $S/snap || return 1
+	send_recv snap || return 1
+	for f in foo bar baz; do
+		same_data $S/snap/$f $D/snap/$f || return 1
+	done
+	shared $D/snap/foo 0 65536 && shared $D/snap/bar 0 - &&
+		shared $D/snap/baz 0 -
+}
+
+# clone_range SRC SRC_OFF DST DST_OFF LEN: FICLONERANGE.
+clone_range() {
+	python3 - "$@" <<'PY'
+import fcntl, os, struct, sys
+src, soff, dst, doff, n = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+s = os.open(src, os.O_RDONLY)
+d = os.open(dst, os.O_WRONLY)
+fcntl.ioctl(d, 0x4020940d, struct.pack('qQQQ', s, soff, n, doff))
+PY
+}
+
 check "btrfs/278: orphans in the parent and the send root" case_orphans
 check "btrfs/322: unaligned whole-file reflink after a shrink is a clone" case_shrunk_reflink
+check "btrfs/281: partly shared compressed extent keeps its sharing" case_compressed_partial
+check "btrfs/283: partly overwritten shared extent keeps its sharing" case_partial_overwrite
 echo "1..$tap_n"
 tap_done
