@@ -3,13 +3,27 @@
  * operations on them, for randomized differential testing of incremental
  * send (tests/vm/guest/send-random.sh, docs/incremental-tests.md).
  *
- *   fsgen --seed N --populate DIR [--entries K]
- *   fsgen --seed N --mutate DIR [--ops K] [-v]
+ *   fsgen [--orphans] --seed N --populate DIR [--entries K]
+ *   fsgen [--orphans] --seed N --mutate DIR [--ops K] [-v]
+ *   fsgen --seed N --orphan-snapshot DIR
+ *   ... --pause FILE ...
  *
  * Options act in order: each --populate or --mutate runs at once with the
  * last --seed, --entries and --ops given before it, so one process can
  * serve many seeds (`--seed 1 --mutate d1 --seed 2 --mutate d2`), which
  * saves a process start per seed in the VM.
+ *
+ * --orphans adds inodes without links: files, directories and symlinks
+ * that lose their last name while fsgen holds them open, new files that
+ * never get one.  They stay open until fsgen exits; later mutations of the
+ * same tree write to them, clone from them and close some.  A snapshot
+ * does not keep them (creating it removes the orphans it copied), so
+ * --orphan-snapshot DIR makes orphans in a snapshot made writable for the
+ * time: a few entries of DIR, some at the paths the seed's previous
+ * --orphan-snapshot took (the same inode then has no links in both
+ * snapshots, if it kept its name in between).  --pause FILE creates
+ * FILE.ready and waits for FILE.go, all orphans still open: the caller
+ * snapshots, or sends, in between.
  *
  * The same seed on the same starting tree performs the same operations:
  * the generator has its own PRNG (splitmix64), lists directories sorted
@@ -33,6 +47,8 @@
 #include <sys/xattr.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_DEPTH 6
@@ -612,6 +628,317 @@ struct op {
 	int weight;
 };
 
+/* --- orphans: inodes held open after their last name is gone ------------ */
+
+struct orphan {
+	int fd;
+	mode_t mode;
+	off_t size;
+};
+
+/* The orphans of one tree (one DIR argument), kept across actions. */
+struct orphan_set {
+	char *dir;
+	struct orphan *v;
+	size_t n, cap;
+};
+
+static struct orphan_set *orphan_sets;
+static size_t n_orphan_sets;
+static struct orphan_set *orphans;	/* of the tree being changed */
+static int with_orphans;
+
+static void *xrealloc(void *p, size_t size)
+{
+	p = realloc(p, size);
+	if (!p) {
+		perror("fsgen: realloc");
+		exit(2);
+	}
+	return p;
+}
+
+static struct orphan_set *orphan_set_of(const char *dir)
+{
+	for (size_t i = 0; i < n_orphan_sets; i++)
+		if (!strcmp(orphan_sets[i].dir, dir))
+			return &orphan_sets[i];
+	orphan_sets = xrealloc(orphan_sets, (n_orphan_sets + 1) * sizeof(*orphan_sets));
+	orphan_sets[n_orphan_sets] = (struct orphan_set){ .dir = strdup(dir) };
+	return &orphan_sets[n_orphan_sets++];
+}
+
+static void orphan_add(int fd, mode_t mode, off_t size)
+{
+	if (orphans->n == orphans->cap) {
+		orphans->cap = orphans->cap ? orphans->cap * 2 : 8;
+		orphans->v = xrealloc(orphans->v, orphans->cap * sizeof(*orphans->v));
+	}
+	orphans->v[orphans->n++] = (struct orphan){ fd, mode, size };
+}
+
+/* pick_orphan: a held orphan, a regular file if @files, or NULL. */
+static struct orphan *pick_orphan(int files)
+{
+	size_t n = 0, k;
+
+	for (size_t i = 0; i < orphans->n; i++)
+		n += !files || S_ISREG(orphans->v[i].mode);
+	if (!n)
+		return NULL;
+	k = rnd(n);
+	for (size_t i = 0; i < orphans->n; i++)
+		if ((!files || S_ISREG(orphans->v[i].mode)) && k-- == 0)
+			return &orphans->v[i];
+	return NULL;
+}
+
+/* op_orphan: hold an entry open, then remove its name (a directory with
+ * everything below it). */
+static int op_orphan_chosen(void);
+static struct entry *chosen;
+
+static int op_orphan(void)
+{
+	chosen = pick(ANY_BUT_ROOT);
+	if (!chosen)
+		return NOT_APPLICABLE;
+	return op_orphan_chosen();
+}
+
+/* op_orphan_new: an inode that is an orphan from the start: a file
+ * written and unlinked, an O_TMPFILE, or a directory removed at once. */
+static int op_orphan_new(void)
+{
+	struct entry *d = pick_dir_for_new();
+	char *p = path_in(d);
+	int r = (int)rnd(100), fd = -1, ret = -1;
+	mode_t mode = S_IFREG;
+	size_t len = 0;
+
+	report("orphan-new %s", p);
+	if (r < 70) {
+		fd = r < 40 ? openat(root_fd, p, O_RDWR | O_CREAT | O_EXCL, 0644) :
+			      openat(root_fd, *d->path ? d->path : ".", O_RDWR | O_TMPFILE, 0644);
+		if (fd >= 0) {
+			char *buf;
+
+			len = data_len();
+			buf = malloc(len + 8);
+			fill(buf, len);
+			ret = pwrite(fd, buf, len, 0) == (ssize_t)len ? 0 : -1;
+			free(buf);
+			if (!ret && r < 40)
+				ret = unlinkat(root_fd, p, 0);
+		}
+	} else if (!mkdirat(root_fd, p, 0755)) {
+		mode = S_IFDIR;
+		fd = with_fd(p, O_RDONLY | O_DIRECTORY);
+		ret = fd < 0 ? -1 : unlinkat(root_fd, p, AT_REMOVEDIR);
+	}
+	free(p);
+	if (ret) {
+		if (fd >= 0)
+			close(fd);
+		return result(-1);
+	}
+	orphan_add(fd, mode, len);
+	return result(0);
+}
+
+/* op_orphan_write: data written to a held orphan, or its size changed. */
+static int op_orphan_write(void)
+{
+	struct orphan *o = pick_orphan(1);
+	off_t off;
+	size_t len;
+	char *buf;
+	int ret;
+
+	if (!o)
+		return NOT_APPLICABLE;
+	if (chance(25)) {
+		off = rnd(o->size + 2 * BLOCK);
+		report("orphan-truncate %d %lld", o->fd, (long long)off);
+		ret = ftruncate(o->fd, off);
+		if (!ret)
+			o->size = off;
+		return result(ret);
+	}
+	off = rnd(o->size + BLOCK);
+	len = data_len();
+	buf = malloc(len + 8);
+	fill(buf, len);
+	report("orphan-write %d %lld %zu", o->fd, (long long)off, len);
+	ret = pwrite(o->fd, buf, len, off) == (ssize_t)len ? 0 : -1;
+	free(buf);
+	if (!ret && off + (off_t)len > o->size)
+		o->size = off + len;
+	return result(ret);
+}
+
+/* op_orphan_clone: a held orphan is the source of a reflink into a file
+ * with a name, or (sometimes) its destination. */
+static int op_orphan_clone(void)
+{
+	struct orphan *o = pick_orphan(1);
+	struct entry *f = pick(FILES);
+	struct file_clone_range r;
+	int fd, ret, into_orphan = chance(20);
+	off_t ssize;
+
+	if (!o || !f)
+		return NOT_APPLICABLE;
+	ssize = into_orphan ? f->size : o->size;
+	if (ssize < BLOCK)
+		return NOT_APPLICABLE;
+	r.src_offset = rnd(ssize / BLOCK) * BLOCK;
+	r.src_length = chance(25) ? 0 : (1 + rnd((ssize - r.src_offset) / BLOCK)) * BLOCK;
+	r.dest_offset = rnd(((into_orphan ? o->size : f->size) + 4 * BLOCK) / BLOCK) * BLOCK;
+	report("orphan-clone %s %d %s %llu %llu %llu", into_orphan ? "into" : "from", o->fd,
+	       f->path, (unsigned long long)r.src_offset, (unsigned long long)r.src_length,
+	       (unsigned long long)r.dest_offset);
+	fd = with_fd(f->path, into_orphan ? O_RDONLY : O_WRONLY);
+	if (fd < 0)
+		return result(-1);
+	r.src_fd = into_orphan ? fd : o->fd;
+	ret = ioctl(into_orphan ? o->fd : fd, FICLONERANGE, &r);
+	close(fd);
+	if (!ret && into_orphan) {
+		struct stat st;
+
+		if (!fstat(o->fd, &st))
+			o->size = st.st_size;
+	}
+	return result(ret);
+}
+
+/* op_orphan_close: the last holder goes; the inode is gone. */
+static int op_orphan_close(void)
+{
+	struct orphan *o = pick_orphan(0);
+
+	if (!o)
+		return NOT_APPLICABLE;
+	report("orphan-close %d", o->fd);
+	close(o->fd);
+	*o = orphans->v[--orphans->n];
+	return result(0);
+}
+
+static const struct op orphan_ops[] = {
+	{ "orphan", op_orphan, 4 }, { "orphan-new", op_orphan_new, 3 },
+	{ "orphan-write", op_orphan_write, 3 }, { "orphan-clone", op_orphan_clone, 3 },
+	{ "orphan-close", op_orphan_close, 2 },
+};
+
+/* Paths a seed's --orphan-snapshot took, for its next one to take again. */
+struct seed_paths {
+	unsigned long long seed;
+	char **paths;
+	size_t n;
+	unsigned int actions;
+};
+
+static struct seed_paths *seed_paths;
+static size_t n_seed_paths;
+
+static struct seed_paths *seed_paths_of(unsigned long long seed)
+{
+	for (size_t i = 0; i < n_seed_paths; i++)
+		if (seed_paths[i].seed == seed)
+			return &seed_paths[i];
+	seed_paths = xrealloc(seed_paths, (n_seed_paths + 1) * sizeof(*seed_paths));
+	seed_paths[n_seed_paths] = (struct seed_paths){ .seed = seed };
+	return &seed_paths[n_seed_paths++];
+}
+
+static struct entry *find_entry(const char *path)
+{
+	for (size_t i = 0; i < n_ents; i++)
+		if (!strcmp(ents[i].path, path))
+			return &ents[i];
+	return NULL;
+}
+
+/* op_orphan_chosen: hold entry @chosen open, then remove its name. */
+static int op_orphan_chosen(void)
+{
+	struct entry *e = chosen;
+	int flags = O_PATH, fd, ret;
+
+	if (S_ISREG(e->mode))
+		flags = O_RDWR;
+	else if (S_ISDIR(e->mode))
+		flags = O_RDONLY | O_DIRECTORY;
+	report("orphan %s", e->path);
+	fd = with_fd(e->path, flags);
+	if (fd < 0)
+		return result(-1);
+	ret = S_ISDIR(e->mode) ? remove_tree(e->path) : unlinkat(root_fd, e->path, 0);
+	if (ret) {
+		close(fd);
+		return result(ret);
+	}
+	orphan_add(fd, e->mode, e->size);
+	return result(0);
+}
+
+/* orphan_snapshot: 1-3 orphans in a snapshot, the seed's earlier paths
+ * first when they are still there. */
+static void orphan_snapshot(struct seed_paths *sp)
+{
+	char **taken = NULL;
+	size_t n_taken = 0;
+
+	for (int n = 1 + (int)rnd(3); n > 0; n--) {
+		struct entry *e = NULL;
+
+		scan();
+		for (size_t i = 0; i < sp->n && !e; i++)
+			if (chance(60))
+				e = find_entry(sp->paths[i]);
+		if (!e)
+			e = pick(ANY_BUT_ROOT);
+		if (!e)
+			break;
+		chosen = e;
+		taken = xrealloc(taken, (n_taken + 1) * sizeof(*taken));
+		taken[n_taken++] = strdup(e->path);
+		op_orphan_chosen();
+	}
+	for (size_t i = 0; i < sp->n; i++)
+		free(sp->paths[i]);
+	free(sp->paths);
+	sp->paths = taken;
+	sp->n = n_taken;
+}
+
+/* pause: FILE.ready, then wait for FILE.go (orphans stay open). */
+static int pause_at(const char *file)
+{
+	struct timespec tick = { 0, 50 * 1000 * 1000 };
+	char *ready, *go;
+	int fd, ret = 0;
+
+	if (asprintf(&ready, "%s.ready", file) < 0 || asprintf(&go, "%s.go", file) < 0) {
+		perror("fsgen: asprintf");
+		exit(2);
+	}
+	fd = open(ready, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "fsgen: cannot create '%s': %s\n", ready, strerror(errno));
+		ret = 2;
+	} else {
+		close(fd);
+		while (access(go, F_OK))
+			nanosleep(&tick, NULL);
+	}
+	free(ready);
+	free(go);
+	return ret;
+}
+
 static const struct op mutate_ops[] = {
 	{ "create", op_create, 14 }, { "unlink", op_unlink, 8 }, { "rmdir", op_rmdir, 3 },
 	{ "rename", op_rename, 16 }, { "link", op_link, 6 }, { "write", op_write, 12 },
@@ -663,7 +990,24 @@ static void mutate(unsigned long n_ops)
 {
 	for (unsigned long i = 0; i < n_ops; i++) {
 		scan();
-		run_op(mutate_ops, sizeof(mutate_ops) / sizeof(mutate_ops[0]));
+		/* drawn only with --orphans: seeds without keep their runs */
+		if (with_orphans && chance(12))
+			run_op(orphan_ops, sizeof(orphan_ops) / sizeof(orphan_ops[0]));
+		else
+			run_op(mutate_ops, sizeof(mutate_ops) / sizeof(mutate_ops[0]));
+	}
+}
+
+/* populate_orphans: a few orphans for the first snapshot to have. */
+static void populate_orphans(void)
+{
+	static const struct op ops[] = {
+		{ "orphan", op_orphan, 1 }, { "orphan-new", op_orphan_new, 1 },
+	};
+
+	for (int n = 1 + (int)rnd(4); n > 0; n--) {
+		scan();
+		run_op(ops, sizeof(ops) / sizeof(ops[0]));
 	}
 }
 
@@ -676,14 +1020,22 @@ static int run(int mode, unsigned long long seed, const char *dir,
 		fprintf(stderr, "fsgen: cannot open '%s': %s\n", dir, strerror(errno));
 		return 2;
 	}
-	/* populate and mutate draw from different streams of the same seed */
+	/* each action of a seed draws from its own stream */
 	rng_state = seed * 2 + (mode == 'm');
+	if (mode == 'S')
+		rng_state = ~(seed * 2 + seed_paths_of(seed)->actions++);
 	rnd64();
 	n_done = n_failed = 0;
-	if (mode == 'p')
+	orphans = orphan_set_of(dir);
+	if (mode == 'S') {
+		orphan_snapshot(seed_paths_of(seed));
+	} else if (mode == 'p') {
 		populate(entries);
-	else
+		if (with_orphans)
+			populate_orphans();
+	} else {
 		mutate(n_ops);
+	}
 	if (verbose)
 		fprintf(stderr, "fsgen: seed %llu: %lu operations done, %lu refused\n",
 			seed, n_done, n_failed);
@@ -693,8 +1045,21 @@ static int run(int mode, unsigned long long seed, const char *dir,
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: fsgen --seed N --populate DIR [--entries K] [-v]\n"
-		   "       fsgen --seed N --mutate DIR [--ops K] [-v]\n");
+	fprintf(f, "usage: fsgen [--orphans] --seed N --populate DIR [--entries K] [-v]\n"
+		   "       fsgen [--orphans] --seed N --mutate DIR [--ops K] [-v]\n"
+		   "       fsgen --seed N --orphan-snapshot DIR\n"
+		   "       (actions run in order; --pause FILE between them waits for FILE.go)\n");
+}
+
+/* Orphans of every seed of a run stay open at once. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 int main(int argc, char **argv)
@@ -706,6 +1071,9 @@ int main(int argc, char **argv)
 		{ "entries", required_argument, NULL, 'e' },
 		{ "ops", required_argument, NULL, 'o' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "orphans", no_argument, NULL, 'O' },
+		{ "pause", required_argument, NULL, 'P' },
+		{ "orphan-snapshot", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -716,7 +1084,7 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "v", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': seed = strtoull(optarg, NULL, 0); have_seed = 1; break;
-		case 'p': case 'm':
+		case 'p': case 'm': case 'S':
 			if (!have_seed) {
 				usage(stderr);
 				return 2;
@@ -729,6 +1097,11 @@ int main(int argc, char **argv)
 		case 'e': entries = strtoul(optarg, NULL, 0); break;
 		case 'o': n_ops = strtoul(optarg, NULL, 0); break;
 		case 'v': verbose = 1; break;
+		case 'O': with_orphans = 1; raise_fd_limit(); break;
+		case 'P':
+			if (pause_at(optarg))
+				return 2;
+			break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

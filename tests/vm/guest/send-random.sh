@@ -14,6 +14,16 @@
 # own `send -p A B`, so a seed alone (the replay) sends the same changes.
 # Odd seeds send protocol 2, even ones protocol 1.
 #
+# fsgen runs with --orphans (RANDOM_ORPHANS=0 leaves them out, for seeds
+# recorded before they existed): one fsgen process makes every seed's
+# trees and holds its inodes without links open until the sends are done.
+# Snapshots do not keep the orphans of their subvolume, so after each
+# snapshot is taken it is made writable, fsgen orphans a few of its
+# entries (--orphan-snapshot), and it is made read-only again.  After the
+# comparison, every received B must share at least the bytes its source
+# shares (tests/tools/sharing.py, docs/incremental-tests.md); the ok line
+# reports both.
+#
 # RANDOM_ENTRIES, RANDOM_OPS: tree size and number of operations.
 # RANDOM_MODULE: the module named in replay commands (ours or stock).
 # Failing seeds are also listed in $VM_OUT/failed-seeds.
@@ -24,6 +34,9 @@ SRC=/tmp/mnt/src DST=/tmp/mnt/dst ST=/tmp/streams
 FSGEN=$VM_TOP/build/bin/fsgen
 ENTRIES=${RANDOM_ENTRIES:-120} OPS=${RANDOM_OPS:-80}
 SEEDS=${RANDOM_SEEDS:?RANDOM_SEEDS lists the seeds}
+ORPHANS=${RANDOM_ORPHANS:-1}
+# Swapping modules unmounts the source, which open orphans would keep busy.
+[ -n "${INCR_MODULE:-}" ] && ORPHANS=0
 
 fresh_btrfs /dev/vdb $SRC || die "mkfs source"
 fresh_btrfs /dev/vdc $DST || die "mkfs destination"
@@ -37,16 +50,71 @@ fail() {
 }
 failed() { [ -e $ST/$1.failed ]; }
 
-# fsgen_all ACTION SNAPSHOT: one fsgen process for every seed (a process
-# start costs up to a second under TCG), then a snapshot of each.
-fsgen_all() {
-	local args=() s
-	for s in $SEEDS; do args+=(--seed $s --$1 $SRC/r$s); done
-	$FSGEN --entries $ENTRIES --ops $OPS "${args[@]}" > $ST/fsgen.log 2>&1 ||
-		die "fsgen --$1 failed: $(tail -n 3 $ST/fsgen.log)"
+# snap_all NAME: a read-only snapshot r$s.NAME of every seed's subvolume.
+snap_all() {
+	local s
 	for s in $SEEDS; do
-		btrfs -q subvolume snapshot -r $SRC/r$s $SRC/r$s.$2 || fail $s "snapshot $2 failed"
+		btrfs -q subvolume snapshot -r $SRC/r$s $SRC/r$s.$1 || fail $s "snapshot $1 failed"
 	done
+}
+
+# ro_all NAME true|false: every r$s.NAME read-only or writable.
+ro_all() {
+	local s
+	for s in $SEEDS; do
+		[ -d $SRC/r$s.$1 ] || continue
+		btrfs property set -ts $SRC/r$s.$1 ro $2 || fail $s "property set $1 ro $2 failed"
+	done
+}
+
+# wait_pause NAME: until fsgen (pid $FSGEN_PID) holds at pause NAME.
+wait_pause() {
+	while [ ! -e $ST/pause-$1.ready ]; do
+		kill -0 $FSGEN_PID 2> /dev/null ||
+			die "fsgen stopped before pause $1: $(tail -n 3 $ST/fsgen.log)"
+		sleep 0.2
+	done
+}
+
+# fsgen_args: one fsgen process for every seed (a process start costs up
+# to a second under TCG): populate, pause A, [orphans in A, pause A-ro,]
+# mutate, pause B, [orphans in B, pause B-ro,] pause end.
+fsgen_args() {
+	local s snap
+	[ "$ORPHANS" = 1 ] && echo --orphans
+	echo --entries $ENTRIES --ops $OPS
+	for snap in A B; do
+		for s in $SEEDS; do
+			[ $snap = A ] && echo --seed $s --populate $SRC/r$s
+			[ $snap = B ] && echo --seed $s --mutate $SRC/r$s
+		done
+		echo --pause $ST/pause-$snap
+		[ "$ORPHANS" = 1 ] || continue
+		for s in $SEEDS; do echo --seed $s --orphan-snapshot $SRC/r$s.$snap; done
+		echo --pause $ST/pause-$snap-ro
+	done
+	echo --pause $ST/pause-end
+}
+
+# make_trees: the trees and snapshots A and B; fsgen then waits, its
+# orphans open, until end_trees.
+make_trees() {
+	local snap
+	$FSGEN $(fsgen_args) > $ST/fsgen.log 2>&1 &
+	FSGEN_PID=$!
+	for snap in A B; do
+		wait_pause $snap && snap_all $snap
+		[ "$ORPHANS" = 1 ] && ro_all $snap false
+		touch $ST/pause-$snap.go
+		[ "$ORPHANS" = 1 ] || continue
+		wait_pause $snap-ro && ro_all $snap true && touch $ST/pause-$snap-ro.go
+	done
+	wait_pause end
+}
+
+end_trees() {
+	touch $ST/pause-end.go
+	wait $FSGEN_PID || die "fsgen failed: $(tail -n 3 $ST/fsgen.log)"
 }
 
 # full_all: every A in one stream (ours, exact: t101) and one receive.
@@ -94,10 +162,25 @@ compare() {
 	fail $s "B differs from the source: $(head -n 3 $ST/$s.cmp | tr '\n' ';')"
 }
 
+# sharing_all: every received B shares at least what its source shares.
+sharing_all() {
+	local s
+	sync
+	for s in $SEEDS; do
+		failed $s || echo "$s $SRC/r$s.A $SRC/r$s.B $DST/r$s.A $DST/r$s.B"
+	done | python3 $VM_TOP/tests/tools/sharing.py > $ST/sharing 2> $ST/sharing.err
+	[ -s $ST/sharing.err ] && die "sharing.py failed: $(tail -n 3 $ST/sharing.err)"
+	while read -r s verdict rest; do
+		case $verdict in
+		ok) echo "$rest" > $ST/$s.sharing ;;
+		*) fail $s "received B shares less than its source: $rest" ;;
+		esac
+	done < $ST/sharing
+}
+
 t0=$SECONDS
 for s in $SEEDS; do btrfs -q subvolume create $SRC/r$s || die "subvolume create"; done
-fsgen_all populate A
-fsgen_all mutate B
+make_trees
 echo "# trees made in $((SECONDS - t0)) s"
 t1=$SECONDS
 full_all
@@ -115,11 +198,15 @@ for s in $SEEDS; do incremental $s; done
 receive_all
 for s in $SEEDS; do compare $s; done
 echo "# incremental sends in $((SECONDS - t1)) s"
+t1=$SECONDS
+sharing_all
+echo "# sharing compared in $((SECONDS - t1)) s"
+end_trees
 
 for s in $SEEDS; do
 	tap_n=$((tap_n + 1))
 	if ! failed $s; then
-		echo "ok $tap_n - seed $s"
+		echo "ok $tap_n - seed $s ($(cat $ST/$s.sharing) bytes)"
 		continue
 	fi
 	tap_failed=$((tap_failed + 1))
