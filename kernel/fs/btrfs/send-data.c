@@ -279,7 +279,6 @@ static bool span_maps(const struct extent_span *sp,
 	       sp->extent_off + (off - sp->start) == ext->extent_off;
 }
 
-
 /*
  * Incremental send: whether the receiver already holds @ext where it goes,
  * because the parent's version of the inode has the same bytes there.
