@@ -2,10 +2,15 @@
 /*
  * btrfs-stream receive: private interfaces between the files of cli/receive/.
  *
+ *   report.c    messages, in one format, and failure accounting
  *   path.c      validating stream paths and walking them beneath a directory
  *   cache.c     directory and file descriptor caches
+ *   resolve.c   stream paths of the current subvolume to descriptors
  *   subvol.c    subvolumes: UUID tree lookups, create, snapshot, finalise
- *   apply.c     the namespace and data commands (the bstream_ops table)
+ *   apply.c     the bstream_ops table and the preamble of every command
+ *   pending.c   creations held back for one command
+ *   names.c     rename, link, unlink, rmdir
+ *   data.c      write, clone, truncate, fallocate, update_extent
  *   meta.c      owner, mode, times, xattrs, inode flags, fs-verity
  *   encoded.c   ENCODED_WRITE and its decompressing fallback
  *   jobs.c      the worker thread for work done through file descriptors
@@ -219,7 +224,7 @@ struct recv {
 };
 
 /* ---------------------------------------------------------------------- */
-/* Error reporting (apply.c)                                               */
+/* report.c                                                                */
 
 /*
  * Report a failed command: "command N (NAME) 'PATH': WHAT: strerror(err)".
@@ -254,18 +259,12 @@ extern const struct bstream_ops recv_ops;
  * to stop (the callback returns that value).
  */
 int recv_in_subvol(struct recv *r, const struct bstream_cmd *c);
-/* Create the held-back inode now; returns like recv_fail(). */
-int recv_flush_pending(struct recv *r);
-/* Forget it (the subvolume is abandoned). */
-void recv_drop_pending(struct recv *r);
 /* Validate the path attribute attr (whose copy is path). */
 int recv_check_path(struct recv *r, const struct bstream_cmd *c,
 		    unsigned int attr, const char *path, bool allow_root);
-/* Both of the above for PATH, then open the file for writing into *fd. */
-int recv_data_fd(struct recv *r, const struct bstream_cmd *c, int *fd);
-/* pwrite all of buf at off; reports failures (returns like recv_fail). */
-int recv_write_data(struct recv *r, const struct bstream_cmd *c, int fd,
-		    const void *buf, size_t len, uint64_t off);
+
+/* ---------------------------------------------------------------------- */
+/* resolve.c                                                               */
 
 /*
  * Resolve a validated path of the current subvolume to (directory fd,
@@ -276,6 +275,47 @@ int recv_locate(struct recv *r, const char *path, size_t len, int *dfd,
 		const char **name);
 /* Open name beneath dfd if it is a regular file (never a device or link). */
 int recv_open_regular(int dfd, const char *name, int flags);
+/* What a failure of recv_open_regular() means, for a message. */
+const char *recv_open_what(int err);
+
+/* ---------------------------------------------------------------------- */
+/* pending.c                                                               */
+
+/* MKFILE, MKDIR, MKNOD, MKFIFO, MKSOCK, SYMLINK: held back one command. */
+int recv_make_inode(void *user, const struct bstream_cmd *c);
+/* Create the held-back inode now; returns like recv_fail(). */
+int recv_flush_pending(struct recv *r);
+/* Forget it (the subvolume is abandoned). */
+void recv_drop_pending(struct recv *r);
+/*
+ * RENAME of the held-back inode: create it at the new name if that gives
+ * the same inode.  Returns 1 when done, 0 to rename as usual, -1 to stop.
+ */
+int recv_rename_pending(struct recv *r, const struct bstream_cmd *c);
+
+/* ---------------------------------------------------------------------- */
+/* names.c                                                                 */
+
+int recv_rename(void *user, const struct bstream_cmd *c);
+int recv_link(void *user, const struct bstream_cmd *c);
+/* UNLINK and RMDIR. */
+int recv_remove(void *user, const struct bstream_cmd *c);
+
+/* ---------------------------------------------------------------------- */
+/* data.c                                                                  */
+
+int recv_write(void *user, const struct bstream_cmd *c);
+int recv_clone(void *user, const struct bstream_cmd *c);
+int recv_truncate(void *user, const struct bstream_cmd *c);
+int recv_fallocate(void *user, const struct bstream_cmd *c);
+int recv_update_extent(void *user, const struct bstream_cmd *c);
+/* Both preambles for PATH, then open the file for writing into *fd. */
+int recv_data_fd(struct recv *r, const struct bstream_cmd *c, int *fd);
+/* pwrite all of buf at off; reports failures (returns like recv_fail). */
+int recv_write_data(struct recv *r, const struct bstream_cmd *c, int fd,
+		    const void *buf, size_t len, uint64_t off);
+/* The clone source file kept open is forgotten if path is (or holds) it. */
+void recv_src_file_forget(struct recv *r, const char *path, size_t len);
 
 /* ---------------------------------------------------------------------- */
 /* meta.c                                                                  */
