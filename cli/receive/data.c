@@ -45,13 +45,8 @@ int recv_data_fd(struct recv *r, const struct bstream_cmd *c, int *fd)
 {
 	size_t len = c->attr[BTRFS_SEND_A_PATH].len;
 	const char *name;
-	int dfd, ret = recv_in_subvol(r, c);
+	int dfd, ret;
 
-	if (ret <= 0)
-		return ret;
-	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, false);
-	if (ret <= 0)
-		return ret;
 	*fd = fcache_get(&r->files, c->path, len);
 	if (*fd >= 0)
 		return 1;
@@ -125,9 +120,6 @@ int recv_clone(void *user, const struct bstream_cmd *c)
 	int fd, ret, root, sfd;
 
 	ret = recv_data_fd(r, c, &fd);
-	if (ret <= 0)
-		return ret;
-	ret = recv_check_path(r, c, BTRFS_SEND_A_CLONE_PATH, c->clone_path, false);
 	if (ret <= 0)
 		return ret;
 	r->n_clones++;
@@ -241,12 +233,6 @@ int recv_update_extent(void *user, const struct bstream_cmd *c)
 	struct stat st;
 	int ret, dfd;
 
-	ret = recv_in_subvol(r, c);
-	if (ret <= 0)
-		return ret;
-	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, false);
-	if (ret <= 0)
-		return ret;
 	if (c->file_offset > INT64_MAX || c->size > INT64_MAX - c->file_offset)
 		return recv_fail(r, c, c->path, EFBIG, "extent range out of bounds");
 	ret = recv_locate(r, c->path, c->attr[BTRFS_SEND_A_PATH].len, &dfd, &name);

@@ -27,8 +27,8 @@
 #include "receive.h"
 
 /*
- * Preamble of the commands below: subvolume, path (root allowed), then
- * the target as a descriptor already open (*fe set for a cached file,
+ * The target of the commands below (apply.c checked the subvolume and
+ * the path, which may be the root) as a descriptor already open (*fe set for a cached file,
  * whose work may be queued for the worker thread; else the root or a
  * cached directory), or as (dfd, name).  Work queued for files is drained
  * before a file is named by path: it may be open under another name.
@@ -39,12 +39,6 @@ static int target(struct recv *r, const struct bstream_cmd *c, int *fd,
 	size_t len = c->attr[BTRFS_SEND_A_PATH].len;
 	int ret;
 
-	ret = recv_in_subvol(r, c);
-	if (ret <= 0)
-		return ret;
-	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, true);
-	if (ret <= 0)
-		return ret;
 	/* Modes, xattrs and flags of directories decide what new inodes inherit. */
 	if (c->cmd != BTRFS_SEND_C_CHOWN) {
 		if (len)
@@ -184,12 +178,6 @@ int recv_utimes(void *user, const struct bstream_cmd *c)
 	const char *name;
 	int ret, fd, dfd = -1, err;
 
-	ret = recv_in_subvol(r, c);
-	if (ret <= 0)
-		return ret;
-	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, true);
-	if (ret <= 0)
-		return ret;
 	if (c->atime.nsec >= 1000000000 || c->mtime.nsec >= 1000000000)
 		return recv_fail(r, c, c->path, EINVAL, "nanoseconds out of range");
 	ts[0].tv_sec = c->atime.sec;
@@ -512,12 +500,6 @@ int recv_enable_verity(void *user, const struct bstream_cmd *c)
 	const char *name;
 	int ret, dfd, fd;
 
-	ret = recv_in_subvol(r, c);
-	if (ret <= 0)
-		return ret;
-	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, false);
-	if (ret <= 0)
-		return ret;
 	/* Verity refuses files open for writing: ours included. */
 	fcache_close_all(&r->files);
 	if (recv_jobs_drain(r) < 0)

@@ -36,18 +36,6 @@ int recv_rename(void *user, const struct bstream_cmd *c)
 	const char *fname, *tname;
 	int ret, fdfd, tdfd, err;
 
-	ret = recv_in_subvol(r, c);
-	if (ret <= 0)
-		return ret;
-	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, false);
-	if (ret > 0)
-		ret = recv_check_path(r, c, BTRFS_SEND_A_PATH_TO, c->path_to, false);
-	if (ret <= 0) {
-		/* The creation held back for this name is valid on its own. */
-		if (recv_flush_pending(r) < 0)
-			return -1;
-		return ret;
-	}
 	/* Still held back here only if it is this command's PATH. */
 	if (r->pend.active) {
 		ret = recv_rename_pending(r, c);
@@ -86,14 +74,6 @@ int recv_link(void *user, const struct bstream_cmd *c)
 	const char *name, *oname;
 	int ret, dfd, odfd, err;
 
-	ret = recv_in_subvol(r, c);
-	if (ret <= 0)
-		return ret;
-	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, false);
-	if (ret > 0)
-		ret = recv_check_path(r, c, BTRFS_SEND_A_PATH_LINK, c->path_link, false);
-	if (ret <= 0)
-		return ret;
 	ret = recv_locate(r, c->path_link, olen, &odfd, &oname);
 	if (ret)
 		return recv_fail(r, c, c->path_link, -ret, "cannot open parent directory of the link target");
@@ -123,12 +103,6 @@ int recv_remove(void *user, const struct bstream_cmd *c)
 	const char *name;
 	int ret, dfd, err;
 
-	ret = recv_in_subvol(r, c);
-	if (ret <= 0)
-		return ret;
-	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, false);
-	if (ret <= 0)
-		return ret;
 	ret = recv_locate(r, c->path, len, &dfd, &name);
 	if (ret)
 		return recv_fail(r, c, c->path, -ret, "cannot open parent directory");

@@ -158,14 +158,7 @@ int recv_make_inode(void *user, const struct bstream_cmd *c)
 	struct recv *r = user;
 	size_t len = c->attr[BTRFS_SEND_A_PATH].len;
 	struct recv_pending *p = &r->pend;
-	int ret;
 
-	ret = recv_in_subvol(r, c);
-	if (ret <= 0)
-		return ret;
-	ret = recv_check_path(r, c, BTRFS_SEND_A_PATH, c->path, false);
-	if (ret <= 0)
-		return ret;
 	if (c->cmd == BTRFS_SEND_C_SYMLINK &&
 	    strlen(c->path_link) != c->attr[BTRFS_SEND_A_PATH_LINK].len)
 		return recv_fail(r, c, c->path, 0, "refusing symlink target: contains a NUL byte");

@@ -253,16 +253,6 @@ const char *recv_quote(char *buf, size_t size, const char *path);
 
 extern const struct bstream_ops recv_ops;
 
-/*
- * Preambles of a command callback.  Each returns 1 to go on, 0 to skip the
- * command (already reported, or its subvolume could not be created) and -1
- * to stop (the callback returns that value).
- */
-int recv_in_subvol(struct recv *r, const struct bstream_cmd *c);
-/* Validate the path attribute attr (whose copy is path). */
-int recv_check_path(struct recv *r, const struct bstream_cmd *c,
-		    unsigned int attr, const char *path, bool allow_root);
-
 /* ---------------------------------------------------------------------- */
 /* resolve.c                                                               */
 
@@ -309,7 +299,7 @@ int recv_clone(void *user, const struct bstream_cmd *c);
 int recv_truncate(void *user, const struct bstream_cmd *c);
 int recv_fallocate(void *user, const struct bstream_cmd *c);
 int recv_update_extent(void *user, const struct bstream_cmd *c);
-/* Both preambles for PATH, then open the file for writing into *fd. */
+/* Open the file of PATH for writing into *fd: 1, or 0/-1 as recv_fail(). */
 int recv_data_fd(struct recv *r, const struct bstream_cmd *c, int *fd);
 /* pwrite all of buf at off; reports failures (returns like recv_fail). */
 int recv_write_data(struct recv *r, const struct bstream_cmd *c, int fd,
