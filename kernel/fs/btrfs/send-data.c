@@ -407,8 +407,8 @@ static void plan_from_cache(struct send_ctx *sctx, struct clone_plan *plan)
 
 /*
  * The file extent items of inode @ino in @root from file offset @hint on
- * that refer to the current extent's disk extent: a few items, those that
- * can hold its bytes from @hint (or from the item at @hint) on.
+ * (the item covering it first) that refer to the current extent's disk
+ * extent: a few items, those that can hold its bytes from @hint on.
  */
 static int plan_from_file(struct send_ctx *sctx, struct clone_plan *plan,
 			  struct btrfs_root *root, u64 ino, u64 hint)
@@ -590,9 +590,13 @@ static int plan_from_backrefs(struct send_ctx *sctx, struct clone_plan *plan)
 		return -ENOMEM;
 	bw->sctx = sctx;
 	bw->ext = ext;
+	/*
+	 * Every item that refers to the extent, at its first file offset: an
+	 * item holding only later bytes of the extent holds a piece too.
+	 */
 	ret = iterate_extent_inodes(sctx->fs_info, ext->disk_bytenr,
 				    ext->extent_off, 1, backref_walk_cb, bw,
-				    false);
+				    true);
 	if (ret < 0)
 		goto out;
 	ret = 0;
