@@ -126,6 +126,7 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 	struct recv r = {
 		.cmd = cmd, .verbose = 1, .max_errors = 1,
 		.dest_fd = -1, .search_fd = -1, .src_file_fd = -1,
+		.backend = &recv_btrfs_backend,
 	};
 	struct bstream_reader_opts opts = { 0 };
 	struct bstream_ops ops = recv_ops;
@@ -168,7 +169,7 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 			r.force_decompress = true;
 			break;
 		case OPT_PLAIN:
-			r.plain = true;
+			r.backend = &recv_plain_backend;
 			break;
 		case OPT_SERIAL:
 			worker = WORKER_NEVER;
@@ -223,7 +224,7 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 		recv_info(&r, 2, "chroot to '%s'", r.dest_name);
 	}
 	raise_nofile();
-	if (!r.plain && recv_subvol_init(&r))
+	if (r.backend->init(&r))
 		goto out;
 
 	opts.flags |= cli_stream_read_flags(fd, false);

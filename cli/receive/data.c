@@ -16,30 +16,6 @@
 #include <linux/fs.h>
 #include "receive.h"
 
-/* pwrite all of buf; 0 or -errno. */
-static int write_all(int fd, const void *buf, size_t len, uint64_t off)
-{
-	const char *p = buf;
-
-	if (off > INT64_MAX || len > INT64_MAX - off)
-		return -EFBIG;
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -EIO;
-		p += n;
-		len -= n;
-		off += n;
-	}
-	return 0;
-}
-
 /* Open the file of c->path for writing, reporting failures. */
 int recv_data_fd(struct recv *r, const struct bstream_cmd *c, int *fd)
 {
@@ -65,59 +41,40 @@ int recv_data_fd(struct recv *r, const struct bstream_cmd *c, int *fd)
 int recv_write_data(struct recv *r, const struct bstream_cmd *c, int fd,
 		    const void *buf, size_t len, uint64_t off)
 {
-	int ret = write_all(fd, buf, len, off);
+	int err = fdop_write_all(fd, buf, len, off);
 
-	if (ret)
-		return recv_fail(r, c, c->path, -ret, "cannot write %zu bytes at offset %" PRIu64, len, off);
+	if (err)
+		return recv_fail(r, c, c->path, err, "cannot write %zu bytes at offset %" PRIu64, len, off);
 	return 0;
 }
 
 int recv_write(void *user, const struct bstream_cmd *c)
 {
 	struct recv *r = user;
+	struct fdop op = {
+		.type = FDOP_WRITE, .a = c->file_offset,
+		.data = c->data, .len = c->data_len,
+	};
 	int fd, ret;
 
 	ret = recv_data_fd(r, c, &fd);
 	if (ret <= 0)
 		return ret;
+	op.fd = fd;
 	r->n_writes++;
-	if (r->jobs && c->file_offset <= INT64_MAX && c->data_len <= INT64_MAX - c->file_offset) {
-		struct job *j = recv_job_new(c, J_WRITE, fd, c->data_len);
-
-		if (j) {
-			recv_job_set(j, c->file_offset, 0, -1, NULL, NULL, c->data);
-			recv_job_push(r, j);
-			return 0;
-		}
-	}
+	if (c->file_offset <= INT64_MAX && c->data_len <= INT64_MAX - c->file_offset &&
+	    recv_job_queue(r, c, &op))
+		return 0;
 	return recv_write_data(r, c, fd, c->data, c->data_len, c->file_offset);
-}
-
-/* Plain-directory test mode: copy where the filesystem cannot clone. */
-static int copy_range(int dst, uint64_t doff, int src, uint64_t soff, uint64_t len)
-{
-	loff_t in = soff, out = doff;
-
-	while (len) {
-		ssize_t n = copy_file_range(src, &in, dst, &out, len > (1 << 30) ? (1 << 30) : len, 0);
-
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		len -= n;
-	}
-	return 0;
 }
 
 int recv_clone(void *user, const struct bstream_cmd *c)
 {
 	struct recv *r = user;
 	size_t slen = c->attr[BTRFS_SEND_A_CLONE_PATH].len;
-	struct file_clone_range range;
 	struct dcache *sdc = NULL;
 	char why[512], q[320];
-	int fd, ret, root, sfd;
+	int fd, ret, root, sfd, err;
 
 	ret = recv_data_fd(r, c, &fd);
 	if (ret <= 0)
@@ -162,19 +119,10 @@ int recv_clone(void *user, const struct bstream_cmd *c)
 		r->src_file_path = copy;
 	}
 
-	range.src_fd = sfd;
-	range.src_offset = c->clone_offset;
-	range.src_length = c->clone_len;
-	range.dest_offset = c->file_offset;
-	if (!ioctl(fd, FICLONERANGE, &range))
+	err = r->backend->clone(fd, c->file_offset, sfd, c->clone_offset, c->clone_len);
+	if (!err)
 		return 0;
-	ret = -errno;
-	if (r->plain && (ret == -EOPNOTSUPP || ret == -EXDEV || ret == -EINVAL ||
-			 ret == -ENOTTY))
-		ret = copy_range(fd, c->file_offset, sfd, c->clone_offset, c->clone_len);
-	if (!ret)
-		return 0;
-	return recv_fail(r, c, c->path, -ret,
+	return recv_fail(r, c, c->path, err,
 			 "cannot clone %" PRIu64 " bytes at offset %" PRIu64 " from '%s' offset %" PRIu64,
 			 c->clone_len, c->file_offset,
 			 recv_quote(q, sizeof(q), c->clone_path), c->clone_offset);
@@ -183,27 +131,23 @@ int recv_clone(void *user, const struct bstream_cmd *c)
 int recv_truncate(void *user, const struct bstream_cmd *c)
 {
 	struct recv *r = user;
-	int fd, ret;
+	struct fdop op = { .type = FDOP_TRUNCATE, .a = c->size };
+	char why[160];
+	int fd, ret, err;
 
 	ret = recv_data_fd(r, c, &fd);
 	if (ret <= 0)
 		return ret;
+	op.fd = fd;
 	if (c->size > INT64_MAX)
 		return recv_fail(r, c, c->path, EFBIG, "cannot truncate to %" PRIu64, c->size);
-	if (r->jobs) {
-		struct job *j = recv_job_new(c, J_TRUNCATE, fd, 0);
-
-		if (j) {
-			recv_job_set(j, c->size, 0, -1, NULL, NULL, NULL);
-			recv_job_push(r, j);
-			return 0;
-		}
-		if (recv_jobs_drain(r) < 0)
-			return -1;
-	}
-	if (ftruncate(fd, (off_t)c->size))
-		return recv_fail(r, c, c->path, errno, "cannot truncate to %" PRIu64, c->size);
-	return 0;
+	if (recv_job_queue(r, c, &op))
+		return 0;
+	/* Without memory for a job, this file's queued writes go first. */
+	if (recv_jobs_drain(r) < 0)
+		return -1;
+	err = fdop_run(&op, why, sizeof(why));
+	return err ? recv_fail(r, c, c->path, err, "%s", why) : 0;
 }
 
 int recv_fallocate(void *user, const struct bstream_cmd *c)

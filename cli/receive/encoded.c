@@ -276,7 +276,7 @@ int recv_encoded_write(void *user, const struct bstream_cmd *c)
 				 c->file_offset, c->unencoded_file_len, c->unencoded_len,
 				 c->unencoded_offset);
 
-	if (!r->force_decompress && !r->plain && c->compression != COMP_NONE) {
+	if (!r->force_decompress && r->backend->encoded_io && c->compression != COMP_NONE) {
 		if (ioctl(fd, BTRFS_IOC_ENCODED_WRITE, &args) >= 0) {
 			r->n_encoded_ioctl++;
 			return 0;

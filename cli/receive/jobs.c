@@ -33,16 +33,11 @@
 
 struct job {
 	struct job *next;
-	enum job_type type;
-	int fd;
 	uint16_t cmd;
 	uint64_t index, offset;
 	char *path;			/* for messages */
-	uint64_t a, b;			/* offset; uid, gid; mode; size */
-	int mode;			/* J_CHOWN: permission bits if known, else -1 */
-	struct timespec ts[2];
+	struct fdop op;			/* xname and data point into the job */
 	char *xname;
-	size_t len;
 	uint8_t data[];
 };
 
@@ -93,72 +88,11 @@ static void record(struct jobs *q, const struct job *j, int err, const char *fmt
 
 static void run(struct jobs *q, struct job *j)
 {
-	struct stat st;
-	int ret;
+	char why[160];
+	int err = fdop_run(&j->op, why, sizeof(why));
 
-	switch (j->type) {
-	case J_WRITE: {
-		const uint8_t *p = j->data;
-		size_t left = j->len;
-		off_t off = (off_t)j->a;
-
-		while (left) {
-			ssize_t n = pwrite(j->fd, p, left, off);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0) {
-				record(q, j, n < 0 ? errno : EIO,
-				       "cannot write %zu bytes at offset %" PRIu64, j->len, j->a);
-				return;
-			}
-			p += n;
-			left -= n;
-			off += n;
-		}
-		return;
-	}
-	case J_CHOWN:
-		if (j->mode >= 0) {
-			st.st_mode = S_IFREG | (mode_t)j->mode;
-		} else if (fstat(j->fd, &st)) {
-			record(q, j, errno, "cannot find inode");
-			return;
-		}
-		if (fchown(j->fd, (uid_t)j->a, (gid_t)j->b)) {
-			record(q, j, errno, "cannot chown to %" PRIu64 ":%" PRIu64, j->a, j->b);
-			return;
-		}
-		/* Put back setuid/setgid, see recv_chown(). */
-		if ((st.st_mode & (S_ISUID | S_ISGID)) && fchmod(j->fd, st.st_mode & 07777))
-			record(q, j, errno, "cannot restore mode %04o after chown",
-			       (unsigned int)(st.st_mode & 07777));
-		return;
-	case J_CHMOD:
-		if (fchmod(j->fd, (mode_t)j->a))
-			record(q, j, errno, "cannot chmod to %04o", (unsigned int)j->a);
-		return;
-	case J_UTIMES:
-		if (futimens(j->fd, j->ts))
-			record(q, j, errno, "cannot set times");
-		return;
-	case J_SETXATTR:
-		if (fsetxattr(j->fd, j->xname, j->data, j->len, 0))
-			record(q, j, errno, "cannot set xattr '%s'", j->xname);
-		return;
-	case J_RMXATTR:
-		if (fremovexattr(j->fd, j->xname))
-			record(q, j, errno, "cannot remove xattr '%s'", j->xname);
-		return;
-	case J_TRUNCATE:
-		ret = ftruncate(j->fd, (off_t)j->a);
-		if (ret)
-			record(q, j, errno, "cannot truncate to %" PRIu64, j->a);
-		return;
-	case J_CLOSE:
-		close(j->fd);
-		return;
-	}
+	if (err)
+		record(q, j, err, "%s", why);
 }
 
 static void *worker(void *arg)
@@ -183,7 +117,7 @@ static void *worker(void *arg)
 		run(q, j);
 
 		pthread_mutex_lock(&q->lock);
-		q->bytes -= j->len;
+		q->bytes -= j->op.len;
 		q->busy = false;
 		pthread_cond_signal(&q->room);
 		free(j->path);
@@ -273,51 +207,43 @@ int recv_jobs_drain(struct recv *r)
 	return recv_jobs_report(r);
 }
 
-struct job *recv_job_new(const struct bstream_cmd *c, enum job_type type,
-			 int fd, size_t len)
+/* A job for op on behalf of command c (NULL: none), owning copies of its data. */
+static struct job *job_new(const struct bstream_cmd *c, const struct fdop *op)
 {
-	struct job *j = malloc(sizeof(*j) + len);
+	struct job *j = malloc(sizeof(*j) + op->len);
 
 	if (!j)
 		return NULL;
 	memset(j, 0, sizeof(*j));
-	j->type = type;
-	j->fd = fd;
-	j->len = len;
-	j->mode = -1;
+	j->op = *op;
+	if (op->len)
+		memcpy(j->data, op->data, op->len);
+	j->op.data = j->data;
+	if (op->xname) {
+		j->xname = strdup(op->xname);
+		j->op.xname = j->xname;
+	}
 	if (c) {
 		j->cmd = c->cmd;
 		j->index = c->index;
 		j->offset = c->offset;
 		j->path = c->path ? strdup(c->path) : NULL;
 	}
+	if ((op->xname && !j->xname) || (c && c->path && !j->path)) {
+		free(j->xname);
+		free(j->path);
+		free(j);
+		return NULL;
+	}
 	return j;
 }
 
-void recv_job_set(struct job *j, uint64_t a, uint64_t b, int mode,
-		  const struct timespec *ts, const char *xname, const void *data)
+static void push(struct jobs *q, struct job *j)
 {
-	j->a = a;
-	j->b = b;
-	j->mode = mode;
-	if (ts) {
-		j->ts[0] = ts[0];
-		j->ts[1] = ts[1];
-	}
-	if (xname)
-		j->xname = strdup(xname);
-	if (data && j->len)
-		memcpy(j->data, data, j->len);
-}
-
-void recv_job_push(struct recv *r, struct job *j)
-{
-	struct jobs *q = r->jobs;
-
 	pthread_mutex_lock(&q->lock);
-	while (q->bytes && q->bytes + j->len > QUEUE_BYTES)
+	while (q->bytes && q->bytes + j->op.len > QUEUE_BYTES)
 		pthread_cond_wait(&q->room, &q->lock);
-	q->bytes += j->len;
+	q->bytes += j->op.len;
 	if (q->tail)
 		q->tail->next = j;
 	else
@@ -327,17 +253,25 @@ void recv_job_push(struct recv *r, struct job *j)
 	pthread_mutex_unlock(&q->lock);
 }
 
+bool recv_job_queue(struct recv *r, const struct bstream_cmd *c,
+		    const struct fdop *op)
+{
+	struct job *j;
+
+	if (!r->jobs || !(j = job_new(c, op)))
+		return false;
+	push(r->jobs, j);
+	return true;
+}
+
 /* fcache's close hook: a descriptor may still have jobs, close it after them. */
 void recv_jobs_close(void *user, int fd)
 {
 	struct recv *r = user;
-	struct job *j;
+	struct fdop op = { .type = FDOP_CLOSE, .fd = fd };
 
-	if (!r->jobs || !(j = recv_job_new(NULL, J_CLOSE, fd, 0))) {
-		if (r->jobs)
-			recv_jobs_drain(r);
-		close(fd);
+	if (recv_job_queue(r, NULL, &op))
 		return;
-	}
-	recv_job_push(r, j);
+	recv_jobs_drain(r);
+	close(fd);
 }

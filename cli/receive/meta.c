@@ -56,18 +56,24 @@ static int target(struct recv *r, const struct bstream_cmd *c, int *fd,
 	return recv_jobs_drain(r) < 0 ? -1 : 1;
 }
 
-/* Queue a job for a cached file; false if there is no worker (or memory). */
-static bool queue(struct recv *r, const struct bstream_cmd *c, struct fcache_ent *fe,
-		  enum job_type type, size_t len, uint64_t a, uint64_t b, int mode,
-		  const struct timespec *ts, const char *xname, const void *data)
+/*
+ * Run op on the target's descriptor: queued for the worker when it is a
+ * cached file, else here, once more after EPERM if that cleared an
+ * immutable or append-only flag.  0, or an errno with what failed in why.
+ */
+static int fd_op(struct recv *r, const struct bstream_cmd *c,
+		 struct fcache_ent *fe, const struct fdop *op, char *why,
+		 size_t size)
 {
-	struct job *j;
+	int err;
 
-	if (!r->jobs || !fe || !(j = recv_job_new(c, type, fe->fd, len)))
-		return false;
-	recv_job_set(j, a, b, mode, ts, xname, data);
-	recv_job_push(r, j);
-	return true;
+	if (fe && recv_job_queue(r, c, op))
+		return 0;
+	for (int tries = 0;; tries++) {
+		err = fdop_run(op, why, size);
+		if (!err || tries || err != EPERM || !recv_unlock(r, op->fd, ""))
+			return err;
+	}
 }
 
 /* After err from an operation on a target (fd, or name beneath dfd): retry? */
@@ -84,6 +90,7 @@ int recv_chown(void *user, const struct bstream_cmd *c)
 	struct fcache_ent *fe;
 	const char *name;
 	struct stat st;
+	char why[160];
 	int ret, fd, dfd, err;
 
 	ret = target(r, c, &fd, &dfd, &name, &fe);
@@ -92,22 +99,21 @@ int recv_chown(void *user, const struct bstream_cmd *c)
 	if (c->uid > UINT32_MAX || c->gid > UINT32_MAX)
 		return recv_fail(r, c, c->path, EINVAL, "uid %" PRIu64 " gid %" PRIu64 " out of range",
 				 c->uid, c->gid);
-	if (queue(r, c, fe, J_CHOWN, 0, c->uid, c->gid, fe ? fe->mode : -1, NULL, NULL, NULL))
-		return 0;
-	/* A file made by this stream has no setuid bit before its CHMOD. */
-	if (fe && fe->mode >= 0) {
-		st.st_mode = S_IFREG | fe->mode;
-		ret = 0;
-	} else {
-		ret = fd >= 0 ? fstat(fd, &st) : fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+	if (fd >= 0) {
+		struct fdop op = {
+			.type = FDOP_CHOWN, .fd = fd, .a = c->uid, .b = c->gid,
+			.mode = fe ? fe->mode : -1,
+		};
+
+		err = fd_op(r, c, fe, &op, why, sizeof(why));
+		return err ? recv_fail(r, c, c->path, err, "%s", why) : 0;
 	}
-	if (ret)
+
+	/* By name (fdop.c says why the mode is put back). */
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return recv_fail(r, c, c->path, errno, "cannot find inode");
 	for (int tries = 0;; tries++) {
-		if (fd >= 0)
-			ret = fchown(fd, (uid_t)c->uid, (gid_t)c->gid);
-		else
-			ret = fchownat(dfd, name, (uid_t)c->uid, (gid_t)c->gid, AT_SYMLINK_NOFOLLOW);
+		ret = fchownat(dfd, name, (uid_t)c->uid, (gid_t)c->gid, AT_SYMLINK_NOFOLLOW);
 		err = ret ? errno : 0;
 		if (!err || tries || !unlocked(r, err, fd, dfd, name))
 			break;
@@ -115,19 +121,9 @@ int recv_chown(void *user, const struct bstream_cmd *c)
 	if (err)
 		return recv_fail(r, c, c->path, err, "cannot chown to %" PRIu64 ":%" PRIu64,
 				 c->uid, c->gid);
-
-	/*
-	 * chown(2) clears setuid and setgid of a file, but the sender only
-	 * sends CHMOD when the mode differs from the parent's: an inode
-	 * whose owner changed and whose mode did not would lose the bits
-	 * (btrfs-progs loses them).  Put the mode back; a CHMOD that
-	 * follows still has the last word.
-	 */
 	if (!S_ISREG(st.st_mode) || !(st.st_mode & (S_ISUID | S_ISGID)))
 		return 0;
-	ret = fd >= 0 ? fchmod(fd, st.st_mode & 07777)
-		      : fchmodat(dfd, name, st.st_mode & 07777, 0);
-	if (ret)
+	if (fchmodat(dfd, name, st.st_mode & 07777, 0))
 		return recv_fail(r, c, c->path, errno, "cannot restore mode %04o after chown",
 				 (unsigned int)(st.st_mode & 07777));
 	return 0;
@@ -145,25 +141,26 @@ int recv_chmod(void *user, const struct bstream_cmd *c)
 	ret = target(r, c, &fd, &dfd, &name, &fe);
 	if (ret <= 0)
 		return ret;
-	if (queue(r, c, fe, J_CHMOD, 0, mode, 0, -1, NULL, NULL, NULL)) {
-		fe->mode = (int)mode;
-		return 0;
+	if (fd >= 0) {
+		struct fdop op = { .type = FDOP_CHMOD, .fd = fd, .a = mode };
+		char why[160];
+
+		err = fd_op(r, c, fe, &op, why, sizeof(why));
+		if (fe)
+			fe->mode = err ? -1 : (int)mode;
+		return err ? recv_fail(r, c, c->path, err, "%s", why) : 0;
 	}
-	if (fd < 0) {
-		/* fchmodat() follows a symlink in the last component: refuse one. */
-		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
-			return recv_fail(r, c, c->path, errno, "cannot find inode");
-		if (S_ISLNK(st.st_mode))
-			return recv_fail(r, c, c->path, 0, "refusing to chmod a symlink");
-	}
+	/* fchmodat() follows a symlink in the last component: refuse one. */
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+		return recv_fail(r, c, c->path, errno, "cannot find inode");
+	if (S_ISLNK(st.st_mode))
+		return recv_fail(r, c, c->path, 0, "refusing to chmod a symlink");
 	for (int tries = 0;; tries++) {
-		ret = fd >= 0 ? fchmod(fd, mode) : fchmodat(dfd, name, mode, 0);
+		ret = fchmodat(dfd, name, mode, 0);
 		err = ret ? errno : 0;
 		if (!err || tries || !unlocked(r, err, fd, dfd, name))
 			break;
 	}
-	if (fe)
-		fe->mode = err ? -1 : (int)mode;
 	if (err)
 		return recv_fail(r, c, c->path, err, "cannot chmod to %04o", mode);
 	return 0;
@@ -196,18 +193,21 @@ int recv_utimes(void *user, const struct bstream_cmd *c)
 		return 0;
 
 	fe = fcache_find(&r->files, c->path, len);
-	if (queue(r, c, fe, J_UTIMES, 0, 0, 0, -1, ts, NULL, NULL))
-		return 0;
-	fd = fe ? fe->fd : -1;
-	if (fd < 0) {
-		ret = recv_locate(r, c->path, len, &dfd, &name);
-		if (ret)
-			return recv_fail(r, c, c->path, -ret, "cannot open parent directory");
-		if (recv_jobs_drain(r) < 0)
-			return -1;
+	if (fe) {
+		struct fdop op = { .type = FDOP_UTIMES, .fd = fe->fd, .ts = { ts[0], ts[1] } };
+		char why[160];
+
+		err = fd_op(r, c, fe, &op, why, sizeof(why));
+		return err ? recv_fail(r, c, c->path, err, "%s", why) : 0;
 	}
+	fd = -1;
+	ret = recv_locate(r, c->path, len, &dfd, &name);
+	if (ret)
+		return recv_fail(r, c, c->path, -ret, "cannot open parent directory");
+	if (recv_jobs_drain(r) < 0)
+		return -1;
 	for (int tries = 0;; tries++) {
-		ret = fd >= 0 ? futimens(fd, ts) : utimensat(dfd, name, ts, AT_SYMLINK_NOFOLLOW);
+		ret = utimensat(dfd, name, ts, AT_SYMLINK_NOFOLLOW);
 		err = ret ? errno : 0;
 		if (!err || tries || !unlocked(r, err, fd, dfd, name))
 			break;
@@ -229,23 +229,30 @@ static int xattr_common(struct recv *r, const struct bstream_cmd *c, bool set)
 		return ret;
 	if (strlen(xname) != c->attr[BTRFS_SEND_A_XATTR_NAME].len || !*xname)
 		return recv_fail(r, c, c->path, EINVAL, "refusing xattr name");
-	if (set ? queue(r, c, fe, J_SETXATTR, c->xattr_data_len, 0, 0, -1, NULL, xname, c->xattr_data)
-		: queue(r, c, fe, J_RMXATTR, 0, 0, 0, -1, NULL, xname, NULL))
-		return 0;
+	if (fd >= 0) {
+		struct fdop op = {
+			.type = set ? FDOP_SETXATTR : FDOP_RMXATTR, .fd = fd,
+			.xname = xname, .data = c->xattr_data,
+			.len = set ? c->xattr_data_len : 0,
+		};
+		char why[160 + 320], q[320];
+
+		err = fd_op(r, c, fe, &op, why, sizeof(why));
+		if (!err)
+			return 0;
+		return recv_fail(r, c, c->path, err, "%s '%s'", what,
+				 recv_quote(q, sizeof(q), xname));
+	}
 	/*
 	 * There is no setxattrat(): without a descriptor of the inode, make
 	 * the directory the working directory and name the last component
 	 * alone, never following it (l*xattr).
 	 */
-	if (fd < 0 && fchdir(dfd))
+	if (fchdir(dfd))
 		return recv_fail(r, c, c->path, errno, "cannot enter parent directory");
 	for (int tries = 0;; tries++) {
-		if (fd >= 0)
-			ret = set ? fsetxattr(fd, xname, c->xattr_data, c->xattr_data_len, 0)
-				  : fremovexattr(fd, xname);
-		else
-			ret = set ? lsetxattr(name, xname, c->xattr_data, c->xattr_data_len, 0)
-				  : lremovexattr(name, xname);
+		ret = set ? lsetxattr(name, xname, c->xattr_data, c->xattr_data_len, 0)
+			  : lremovexattr(name, xname);
 		err = ret ? errno : 0;
 		if (!err || tries || !unlocked(r, err, fd, dfd, name))
 			break;

@@ -6,13 +6,16 @@
  *   path.c      validating stream paths and walking them beneath a directory
  *   cache.c     directory and file descriptor caches
  *   resolve.c   stream paths of the current subvolume to descriptors
- *   subvol.c    subvolumes: UUID tree lookups, create, snapshot, finalise
+ *   subvol.c    subvolumes of the stream: start, clone sources, finish
+ *   backend-btrfs.c  the btrfs destination: subvolume ioctls, UUID tree lookups
+ *   backend-plain.c  plain directories (today: full streams, host tests)
  *   apply.c     the bstream_ops table and the preamble of every command
  *   pending.c   creations held back for one command
  *   names.c     rename, link, unlink, rmdir
  *   data.c      write, clone, truncate, fallocate, update_extent
  *   meta.c      owner, mode, times, xattrs, inode flags, fs-verity
  *   encoded.c   ENCODED_WRITE and its decompressing fallback
+ *   fdop.c      operations on an open file, for the main thread and the worker
  *   jobs.c      the worker thread for work done through file descriptors
  *
  * cli/cmd-receive.c parses the options and drives the reader.
@@ -128,6 +131,44 @@ void fcache_removed(struct fcache *fc, const char *path, size_t len);
 void fcache_close_all(struct fcache *fc);
 
 /* ---------------------------------------------------------------------- */
+/* Destinations (backend-btrfs.c, backend-plain.c)                         */
+
+struct recv;
+
+/*
+ * What a destination provides beyond plain file operations.  Functions
+ * return 0 or an errno unless said otherwise.
+ */
+struct recv_backend {
+	const char *name;
+	const char *what;		/* what a received subvolume is there */
+	bool encoded_io;		/* ENCODED_WRITE may go to the kernel as is */
+	/* Check DEST, set up where parents and clone sources may be: 0 or -1. */
+	int (*init)(struct recv *r);
+	/* Create DEST/name, empty. */
+	int (*create)(struct recv *r, const char *name);
+	/* Create DEST/name as a writable copy of the subvolume at parent_fd. */
+	int (*snapshot)(struct recv *r, int parent_fd, const char *name);
+	/* Check that fd is the root of a new subvolume; its id in *id. */
+	int (*check_new)(struct recv *r, int fd, uint64_t *id);
+	/*
+	 * Open the subvolume received as (uuid, ctransid), or sent from
+	 * here as it: a descriptor of its root, or -errno with why.
+	 */
+	int (*open_received)(struct recv *r, const uint8_t *uuid,
+			     uint64_t ctransid, uint64_t *id, char *why,
+			     size_t wlen);
+	/* Make [doff, doff + len) of dst hold [soff, soff + len) of src. */
+	int (*clone)(int dst, uint64_t doff, int src, uint64_t soff,
+		     uint64_t len);
+	/* Record the current subvolume as received and make it read-only. */
+	int (*mark_received)(struct recv *r, char *why, size_t wlen);
+};
+
+extern const struct recv_backend recv_btrfs_backend;
+extern const struct recv_backend recv_plain_backend;
+
+/* ---------------------------------------------------------------------- */
 /* The receive context                                                     */
 
 /* A subvolume found by UUID and opened, used as a clone source. */
@@ -187,7 +228,7 @@ struct recv {
 	int verbose;			/* 0 = -q, 1 = default, 2+ = -v */
 	uint64_t max_errors;		/* 0 = unlimited */
 	bool force_decompress;
-	bool plain;			/* hidden test mode: directories, no btrfs ioctls */
+	const struct recv_backend *backend;	/* what DEST is */
 	bool chrooted;
 
 	/* Destination, and where parents and clone sources may be. */
@@ -247,6 +288,8 @@ void recv_info(struct recv *r, int level, const char *fmt, ...)
 
 /* Write path into buf escaped and shortened for a message. */
 const char *recv_quote(char *buf, size_t size, const char *path);
+/* A UUID as text (37 bytes with the NUL). */
+void recv_uuid_str(const uint8_t *u, char *s);
 
 /* ---------------------------------------------------------------------- */
 /* apply.c                                                                 */
@@ -346,20 +389,38 @@ const uint8_t *recv_decompress(struct recv *r, uint32_t compression,
 void recv_encoded_cleanup(struct recv *r);
 
 /* ---------------------------------------------------------------------- */
-/* jobs.c                                                                  */
+/* fdop.c                                                                  */
 
-enum job_type {
-	J_WRITE,	/* a: offset, data */
-	J_CHOWN,	/* a: uid, b: gid, mode: known permission bits or -1 */
-	J_CHMOD,	/* a: mode */
-	J_UTIMES,	/* ts */
-	J_SETXATTR,	/* xname, data */
-	J_RMXATTR,	/* xname */
-	J_TRUNCATE,	/* a: size */
-	J_CLOSE,
+enum fdop_type {
+	FDOP_WRITE,	/* a: offset, data, len */
+	FDOP_CHOWN,	/* a: uid, b: gid, mode: known permission bits or -1 */
+	FDOP_CHMOD,	/* a: mode */
+	FDOP_UTIMES,	/* ts */
+	FDOP_SETXATTR,	/* xname, data, len */
+	FDOP_RMXATTR,	/* xname */
+	FDOP_TRUNCATE,	/* a: size */
+	FDOP_CLOSE,
 };
 
-struct job;
+/* One operation on an open file. */
+struct fdop {
+	enum fdop_type type;
+	int fd;
+	uint64_t a, b;
+	int mode;
+	struct timespec ts[2];
+	const char *xname;
+	const void *data;
+	size_t len;
+};
+
+/* Run op: 0, or an errno with what failed written to why. */
+int fdop_run(const struct fdop *op, char *why, size_t size);
+/* pwrite all of buf at off: 0 or an errno. */
+int fdop_write_all(int fd, const void *buf, size_t len, uint64_t off);
+
+/* ---------------------------------------------------------------------- */
+/* jobs.c                                                                  */
 
 int recv_jobs_start(struct recv *r);
 /* Run what is queued, report its errors, end the thread. */
@@ -368,21 +429,19 @@ void recv_jobs_stop(struct recv *r);
 int recv_jobs_drain(struct recv *r);
 /* Report the errors of jobs run so far (no waiting). */
 int recv_jobs_report(struct recv *r);
-/* A job for fd on behalf of command c, with len bytes of data room. */
-struct job *recv_job_new(const struct bstream_cmd *c, enum job_type type,
-			 int fd, size_t len);
-void recv_job_set(struct job *j, uint64_t a, uint64_t b, int mode,
-		  const struct timespec *ts, const char *xname, const void *data);
-/* Queue j (waits while too much data is queued). */
-void recv_job_push(struct recv *r, struct job *j);
+/*
+ * Hand op to the worker thread on behalf of command c (its data and xattr
+ * name are copied; waits while too much data is queued).  False without a
+ * worker, or without memory: the caller runs op itself.
+ */
+bool recv_job_queue(struct recv *r, const struct bstream_cmd *c,
+		    const struct fdop *op);
 /* fcache close hook: close fd after its queued jobs. */
 void recv_jobs_close(void *user, int fd);
 
 /* ---------------------------------------------------------------------- */
 /* subvol.c                                                                */
 
-/* Set up search_fd/search_root_id/search_prefix (btrfs mode). */
-int recv_subvol_init(struct recv *r);
 int recv_subvol(void *user, const struct bstream_cmd *c);
 int recv_snapshot(void *user, const struct bstream_cmd *c);
 int recv_end(void *user, const struct bstream_cmd *c);

@@ -191,7 +191,7 @@ check "-q: nothing on stderr" test ! -s "$tmp/err"
 chattr -i "$tmp/new-dir/vol/big"
 "$recv" receive --plain-dirs -q -f "$tmp/ok" "$tmp/new-dir" > "$tmp/out" 2> "$tmp/err"
 check "existing subvolume: exit 1" test $? -eq 1
-check "existing subvolume: message" grep -qF "(subvol) at offset 17: 'vol': cannot create directory: File exists" "$tmp/err"
+check "existing subvolume: message" grep -qE "\(subvol\) at offset 17: 'vol': cannot create directory in '.*': File exists" "$tmp/err"
 
 # ---------------------------------------------------------------------------
 # Error handling: -E, several subvolumes, the failed one reported.
