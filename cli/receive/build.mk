@@ -10,4 +10,4 @@ $(patsubst cli/%.c,$(B)/asan/cli/%.o,$(RECV_SRCS)): cli/receive/receive.h
 $(B)/bin/btrfs-stream $(B)/asan/bin/btrfs-stream: LDLIBS += -lz -lzstd -llzo2 -pthread
 
 
-UNIT_TESTS += tests/unit/receive.t tests/unit/receive-layers.t
+UNIT_TESTS += tests/unit/receive.t tests/unit/receive-layers.t tests/unit/receive-plain.t

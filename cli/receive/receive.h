@@ -8,7 +8,9 @@
  *   resolve.c   stream paths of the current subvolume to descriptors
  *   subvol.c    subvolumes of the stream: start, clone sources, finish
  *   backend-btrfs.c  the btrfs destination: subvolume ioctls, UUID tree lookups
- *   backend-plain.c  plain directories (today: full streams, host tests)
+ *   backend-plain.c  plain directories on any filesystem, with record files
+ *   tree-copy.c the plain destination's snapshots: a tree copied, data shared
+ *   uuid.c      UUIDs as text
  *   apply.c     the bstream_ops table and the preamble of every command
  *   pending.c   creations held back for one command
  *   names.c     rename, link, unlink, rmdir
@@ -288,8 +290,23 @@ void recv_info(struct recv *r, int level, const char *fmt, ...)
 
 /* Write path into buf escaped and shortened for a message. */
 const char *recv_quote(char *buf, size_t size, const char *path);
+
+/* ---------------------------------------------------------------------- */
+/* uuid.c                                                                  */
+
 /* A UUID as text (37 bytes with the NUL). */
 void recv_uuid_str(const uint8_t *u, char *s);
+/* Text to UUID: 0, or -1 if s is not one. */
+int recv_uuid_parse(const char *s, uint8_t *u);
+
+/* ---------------------------------------------------------------------- */
+/* tree-copy.c                                                             */
+
+/*
+ * Copy the tree beneath directory src into the empty directory dst, and
+ * dst's own metadata from src: 0, or an errno with what failed in why.
+ */
+int recv_tree_copy(int src, int dst, char *why, size_t wlen);
 
 /* ---------------------------------------------------------------------- */
 /* apply.c                                                                 */

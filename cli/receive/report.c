@@ -97,16 +97,3 @@ int recv_fail_at(struct recv *r, uint16_t cmd, uint64_t index, uint64_t offset,
 	va_end(ap);
 	return ret;
 }
-
-void recv_uuid_str(const uint8_t *u, char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	for (int i = 0; i < 16; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			*s++ = '-';
-		*s++ = hex[u[i] >> 4];
-		*s++ = hex[u[i] & 15];
-	}
-	*s = 0;
-}

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Copying a received tree, for the plain-directory destination's
+ * snapshots: every inode type with its owner, mode, xattrs (ACLs and
+ * capabilities included) and times, hard links kept, file data shared
+ * where the filesystem can (FICLONE) and copied elsewhere.
+ *
+ * The parent is read without changing its access times (O_NOATIME, which
+ * needs ownership or CAP_FOWNER: without it, plain opens).
+ *
+ * Metadata goes in the order that keeps it: owner, then mode (a chown
+ * clears setuid), then xattrs (a chown clears capabilities), then times,
+ * and a directory's times after its entries.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include "receive.h"
+
+/* A file with several links, and where its first copy is. */
+struct linked {
+	dev_t dev;
+	ino_t ino;
+	char *path;		/* relative to the destination root */
+};
+
+struct copy {
+	int dst_root;
+	struct linked *links;
+	size_t nlinks, cap;
+	char *why;
+	size_t wlen;
+};
+
+/* openat() beneath the source, without updating atime where allowed. */
+static int open_src(int dir, const char *name, int flags)
+{
+	int fd = openat(dir, name, flags | O_NOATIME | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dir, name, flags | O_NOFOLLOW | O_CLOEXEC);
+	return fd;
+}
+
+static int fail(struct copy *cp, const char *path, int err, const char *what)
+{
+	snprintf(cp->why, cp->wlen, "%s '%s'", what, path);
+	return err;
+}
+
+/* Copy the xattrs of src (a descriptor, or name beneath the cwd if fd < 0). */
+static int copy_xattrs(int src, int dst, const char *name)
+{
+	char list[64 * 1024], value[64 * 1024];
+	ssize_t len, vlen;
+
+	len = src >= 0 ? flistxattr(src, list, sizeof(list)) : llistxattr(name, list, sizeof(list));
+	if (len < 0)
+		return errno == ENOTSUP ? 0 : errno;
+	for (char *x = list; x < list + len; x += strlen(x) + 1) {
+		vlen = src >= 0 ? fgetxattr(src, x, value, sizeof(value))
+				: lgetxattr(name, x, value, sizeof(value));
+		if (vlen < 0)
+			return errno;
+		if (src >= 0 ? fsetxattr(dst, x, value, vlen, 0)
+			     : lsetxattr(name, x, value, vlen, 0))
+			return errno;
+	}
+	return 0;
+}
+
+/* Owner, mode and xattrs of an open inode (times come last, separately). */
+static int copy_meta_fd(int src, int dst, const struct stat *st)
+{
+	if (fchown(dst, st->st_uid, st->st_gid))
+		return errno;
+	if (fchmod(dst, st->st_mode & 07777))
+		return errno;
+	return copy_xattrs(src, dst, NULL);
+}
+
+static int copy_data(int src, int dst, off_t size)
+{
+	off_t in = 0, out = 0;
+
+	if (!ioctl(dst, FICLONE, src))
+		return 0;
+	while (in < size) {
+		ssize_t n = copy_file_range(src, &in, dst, &out, (size_t)(size - in), 0);
+
+		if (n < 0)
+			return errno;
+		if (n == 0)
+			break;
+	}
+	return 0;
+}
+
+/* A second link of an inode copied before: link to its copy. */
+static int link_again(struct copy *cp, const struct stat *st, int dst, const char *name,
+		      const char *path, bool *done)
+{
+	*done = false;
+	for (size_t i = 0; i < cp->nlinks; i++) {
+		if (cp->links[i].dev == st->st_dev && cp->links[i].ino == st->st_ino) {
+			*done = true;
+			if (linkat(cp->dst_root, cp->links[i].path, dst, name, 0))
+				return fail(cp, path, errno, "cannot link");
+			return 0;
+		}
+	}
+	if (cp->nlinks == cp->cap) {
+		struct linked *l;
+
+		cp->cap = cp->cap ? 2 * cp->cap : 64;
+		l = realloc(cp->links, cp->cap * sizeof(*l));
+		if (!l)
+			return fail(cp, path, ENOMEM, "cannot copy");
+		cp->links = l;
+	}
+	cp->links[cp->nlinks].dev = st->st_dev;
+	cp->links[cp->nlinks].ino = st->st_ino;
+	cp->links[cp->nlinks].path = strdup(path);
+	if (!cp->links[cp->nlinks].path)
+		return fail(cp, path, ENOMEM, "cannot copy");
+	cp->nlinks++;
+	return 0;
+}
+
+static int copy_file(struct copy *cp, int src_dir, int dst_dir, const char *name,
+		     const char *path, const struct stat *st)
+{
+	struct timespec ts[2] = { st->st_atim, st->st_mtim };
+	int src, dst, err;
+
+	src = open_src(src_dir, name, O_RDONLY);
+	if (src < 0)
+		return fail(cp, path, errno, "cannot open");
+	dst = openat(dst_dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (dst < 0) {
+		err = errno;
+		close(src);
+		return fail(cp, path, err, "cannot create");
+	}
+	err = copy_data(src, dst, st->st_size);
+	if (!err)
+		err = copy_meta_fd(src, dst, st);
+	if (!err && futimens(dst, ts))
+		err = errno;
+	close(src);
+	close(dst);
+	return err ? fail(cp, path, err, "cannot copy") : 0;
+}
+
+/* Symlinks and special files: no descriptor to work through. */
+static int copy_other(struct copy *cp, int src_dir, int dst_dir, const char *name,
+		      const char *path, const struct stat *st)
+{
+	struct timespec ts[2] = { st->st_atim, st->st_mtim };
+	char target[PATH_MAX + 1];
+	ssize_t len;
+	int err = 0;
+
+	if (S_ISLNK(st->st_mode)) {
+		len = readlinkat(src_dir, name, target, sizeof(target) - 1);
+		if (len < 0)
+			return fail(cp, path, errno, "cannot read symlink");
+		target[len] = 0;
+		if (symlinkat(target, dst_dir, name))
+			return fail(cp, path, errno, "cannot create symlink");
+	} else if (mknodat(dst_dir, name, st->st_mode & (S_IFMT | 0600), st->st_rdev)) {
+		return fail(cp, path, errno, "cannot create");
+	}
+	if (fchownat(dst_dir, name, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW))
+		err = errno;
+	if (!err && !S_ISLNK(st->st_mode) && fchmodat(dst_dir, name, st->st_mode & 07777, 0))
+		err = errno;
+	/* No l*xattr beneath a descriptor: work from the source directory. */
+	if (!err && !fchdir(src_dir)) {
+		char list[64 * 1024], value[64 * 1024];
+		ssize_t n = llistxattr(name, list, sizeof(list));
+
+		for (char *x = list; n > 0 && x < list + n && !err; x += strlen(x) + 1) {
+			ssize_t vlen = lgetxattr(name, x, value, sizeof(value));
+
+			if (vlen < 0 || fchdir(dst_dir) ||
+			    lsetxattr(name, x, value, vlen, 0) || fchdir(src_dir))
+				err = errno;
+		}
+	}
+	if (!err && utimensat(dst_dir, name, ts, AT_SYMLINK_NOFOLLOW))
+		err = errno;
+	return err ? fail(cp, path, err, "cannot copy") : 0;
+}
+
+static int copy_dir(struct copy *cp, int src, int dst, const char *path);
+
+static int copy_entry(struct copy *cp, int src_dir, int dst_dir, const char *name,
+		      const char *path)
+{
+	struct stat st;
+	bool linked;
+	int err, s, d;
+
+	if (fstatat(src_dir, name, &st, AT_SYMLINK_NOFOLLOW))
+		return fail(cp, path, errno, "cannot find");
+	if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
+		err = link_again(cp, &st, dst_dir, name, path, &linked);
+		if (err || linked)
+			return err;
+	}
+	if (S_ISREG(st.st_mode))
+		return copy_file(cp, src_dir, dst_dir, name, path, &st);
+	if (!S_ISDIR(st.st_mode))
+		return copy_other(cp, src_dir, dst_dir, name, path, &st);
+	if (mkdirat(dst_dir, name, 0700))
+		return fail(cp, path, errno, "cannot create directory");
+	s = open_src(src_dir, name, O_RDONLY | O_DIRECTORY);
+	d = openat(dst_dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	err = s < 0 || d < 0 ? fail(cp, path, errno, "cannot open directory")
+			     : copy_dir(cp, s, d, path);
+	if (s >= 0)
+		close(s);
+	if (d >= 0)
+		close(d);
+	return err;
+}
+
+/* The entries of src into dst, then dst's own metadata and times. */
+static int copy_dir(struct copy *cp, int src, int dst, const char *path)
+{
+	struct timespec ts[2];
+	struct dirent *de;
+	struct stat st;
+	int fd, err = 0;
+	DIR *d;
+
+	fd = open_src(src, ".", O_RDONLY | O_DIRECTORY);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return fail(cp, path, errno, "cannot list directory");
+	}
+	while (!err && (errno = 0, de = readdir(d))) {
+		char *sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (asprintf(&sub, "%s%s%s", path, *path ? "/" : "", de->d_name) < 0)
+			return fail(cp, path, ENOMEM, "cannot copy");
+		err = copy_entry(cp, src, dst, de->d_name, sub);
+		free(sub);
+	}
+	if (!err && errno)
+		err = fail(cp, path, errno, "cannot list directory");
+	closedir(d);
+	if (err)
+		return err;
+	if (fstat(src, &st))
+		return fail(cp, path, errno, "cannot find");
+	err = copy_meta_fd(src, dst, &st);
+	ts[0] = st.st_atim;
+	ts[1] = st.st_mtim;
+	if (!err && futimens(dst, ts))
+		err = errno;
+	return err ? fail(cp, *path ? path : ".", err, "cannot copy") : 0;
+}
+
+int recv_tree_copy(int src, int dst, char *why, size_t wlen)
+{
+	struct copy cp = { .dst_root = dst, .why = why, .wlen = wlen };
+	int err = copy_dir(&cp, src, dst, "");
+
+	for (size_t i = 0; i < cp.nlinks; i++)
+		free(cp.links[i].path);
+	free(cp.links);
+	return err;
+}

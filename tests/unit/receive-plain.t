@@ -1,0 +1,125 @@
+#!/bin/bash
+# btrfs-stream receive onto plain directories (the plain backend, chosen
+# here with --plain-dirs): a full stream records what it received, an
+# incremental stream finds its parent by that record and starts from a
+# copy of it, a chain goes on from there, and a failed receive records
+# nothing.  The host's /tmp is whatever filesystem it is (ext4 here).
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+B=${B:-build}
+case $B in /*) ;; *) B=$root/$B ;; esac
+recv=$B/asan/bin/btrfs-stream
+mkstream=$B/bin/mkstream
+treecmp=$B/bin/treecmp
+export ASAN_OPTIONS=exitcode=86:detect_leaks=1
+export UBSAN_OPTIONS=halt_on_error=1:exitcode=87:print_stacktrace=1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+check() {
+	local d=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then echo "ok $n - $d"; else echo "not ok $n - $d"; failed=$((failed + 1)); fi
+}
+receive() { "$recv" receive --plain-dirs -q "$@" 2> "$tmp/err"; }
+D=$tmp/dest
+mkdir "$D"
+
+U1=11111111-0000-4000-8000-000000000001
+U2=22222222-0000-4000-8000-000000000002
+U3=33333333-0000-4000-8000-000000000003
+
+"$mkstream" -o "$tmp/full" <<EOF
+stream version=1
+subvol path=vol uuid=$U1 ctransid=7
+mkfile path=o257-7-0 ino=257
+rename path=o257-7-0 path_to=keep
+write path=keep file_offset=0 data=random:20000
+set_xattr path=keep xattr_name=user.k xattr_data=text:kept
+chown path=keep uid=1000 gid=100
+chmod path=keep mode=04750
+utimes path=keep atime=1600000000.5 mtime=1600000001.25 ctime=1600000002
+mkfile path=o258-7-0 ino=258
+rename path=o258-7-0 path_to=gone
+write path=gone file_offset=0 data=text:to-be-deleted
+mkdir path=o259-7-0 ino=259
+rename path=o259-7-0 path_to=dir
+mkfile path=o260-7-0 ino=260
+rename path=o260-7-0 path_to=dir/moved
+write path=dir/moved file_offset=0 data=random:9000
+link path=dir/twin path_link=dir/moved
+symlink path=o261-7-0 ino=261 path_link=../keep
+rename path=o261-7-0 path_to=dir/sym
+mkfifo path=o262-7-0 ino=262 rdev=0 mode=010644
+rename path=o262-7-0 path_to=fifo
+chmod path=dir mode=0750
+utimes path=dir atime=1500000000 mtime=1500000000 ctime=1500000000
+utimes path= atime=1400000000 mtime=1400000000 ctime=1400000000
+end
+EOF
+"$mkstream" -o "$tmp/incr" <<EOF
+stream version=1
+snapshot path=snap uuid=$U2 ctransid=9 clone_uuid=$U1 clone_ctransid=7
+unlink path=gone
+rename path=dir/moved path_to=moved
+write path=moved file_offset=100 data=text:changed
+mkfile path=o263-9-0 ino=263
+rename path=o263-9-0 path_to=dir/copy
+clone file_offset=0 clone_len=8192 path=dir/copy clone_uuid=$U1 clone_ctransid=7 clone_path=keep clone_offset=4096
+utimes path=dir atime=1500000000 mtime=1500000000 ctime=1500000000
+end
+EOF
+"$mkstream" -o "$tmp/incr2" <<EOF
+stream version=1
+snapshot path=snap2 uuid=$U3 ctransid=11 clone_uuid=$U2 clone_ctransid=9
+truncate path=moved size=50
+end
+EOF
+
+receive -f "$tmp/full" "$D"
+check "full stream: received" test $? -eq 0 || sed 's/^/#   /' "$tmp/err"
+check "full stream: recorded as received" grep -qx "uuid=$U1 ctransid=7" "$D/.btrfs-stream/vol"
+# Reading a symlink always updates its access time (there is no O_NOATIME
+# for readlink): leave those out, compare everything else.
+listing() { "$treecmp" --digest --list "$1" | sed '/ type=symlink /s/ atime=[^ ]*//' | head -n -1; }
+before=$(listing "$D/vol")
+
+receive -f "$tmp/incr" "$D"
+check "incremental: received onto the copy of its parent" test $? -eq 0 || sed 's/^/#   /' "$tmp/err"
+check "incremental: recorded" grep -qx "uuid=$U2 ctransid=9" "$D/.btrfs-stream/snap"
+check "the parent is unchanged, access times too" test "$before" = "$(listing "$D/vol")"
+same_file() {
+	cmp -s "$1" "$2" &&
+		[ "$(stat -c '%s %u %g %a %X %Y' "$1")" = "$(stat -c '%s %u %g %a %X %Y' "$2")" ] &&
+		[ "$(getfattr --absolute-names -d "$1" | tail -n +2)" = "$(getfattr --absolute-names -d "$2" | tail -n +2)" ]
+}
+check "unchanged file: same data, owner, mode, xattr and times as the parent's" \
+	same_file "$D/vol/keep" "$D/snap/keep"
+check "deleted file gone" test ! -e "$D/snap/gone"
+check "moved and changed file" eval 'cmp -s -n 100 "$D/vol/dir/moved" "$D/snap/moved" &&
+	[ "$(dd if="$D/snap/moved" bs=1 skip=100 count=7 status=none)" = changed ]'
+check "hard link kept across the copy" test "$(stat -c %i "$D/snap/moved")" = "$(stat -c %i "$D/snap/dir/twin")"
+check "symlink and fifo copied" eval '[ "$(readlink "$D/snap/dir/sym")" = ../keep ] && [ -p "$D/snap/fifo" ]'
+check "clone from the parent" cmp -s <(dd if="$D/vol/keep" bs=4096 skip=1 count=2 status=none) "$D/snap/dir/copy"
+check "directory mode and times kept" test "$(stat -c %a.%Y "$D/snap/dir")" = 750.1500000000
+
+receive -f "$tmp/incr2" "$D"
+check "chain: second incremental on the first" test $? -eq 0 || sed 's/^/#   /' "$tmp/err"
+check "chain: its change" test "$(stat -c %s "$D/snap2/moved")" = 50
+
+# A parent that was never received, and a stream that breaks off: no record.
+receive -f "$tmp/incr" "$tmp"
+check "unknown parent: refused" grep -q "nothing was received into" "$tmp/err"
+mkdir "$tmp/d2"
+head -c 400 "$tmp/full" > "$tmp/cut"
+receive -f "$tmp/cut" "$tmp/d2"
+check "stream cut short: receive fails" test $? -ne 0
+check "stream cut short: nothing recorded" test ! -e "$tmp/d2/.btrfs-stream/vol"
+check "a stream cannot take the records' name" eval '
+	"$mkstream" -o "$tmp/rec" <<< "stream version=1
+subvol path=.btrfs-stream uuid=$U1 ctransid=7
+end" && ! receive -f "$tmp/rec" "$tmp/d2"'
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
