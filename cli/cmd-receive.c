@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <unistd.h>
 #include <btrfs-stream/stream.h>
 #include "cli.h"
@@ -22,11 +24,13 @@ static const char *const receive_usage[] = {
 	"receive [options] DEST",
 	"receive --dump [options]",
 	"",
-	"Receive subvolumes from a send stream into the directory DEST of a btrfs",
-	"filesystem.  Each subvolume is created (or snapshotted from its parent,",
-	"found by UUID), filled, marked as received and made read-only.  Paths of",
-	"the stream never leave the subvolume being received: absolute paths, '..'",
-	"and symlinks in directories are refused.  On error the subvolume stays",
+	"Receive subvolumes from a send stream into the directory DEST.  On btrfs,",
+	"each subvolume is created (or snapshotted from its parent, found by UUID),",
+	"filled, marked as received and made read-only.  Elsewhere each becomes a",
+	"directory, recorded as received in DEST/.btrfs-stream; an incremental",
+	"stream starts from a copy of its recorded parent.  Paths of the stream",
+	"never leave the subvolume being received: absolute paths, '..' and",
+	"symlinks in directories are refused.  On error the subvolume stays",
 	"writable and is not marked as received.",
 	"",
 	"-f FILE, --file FILE      read the stream from FILE (default: stdin)",
@@ -37,6 +41,8 @@ static const char *const receive_usage[] = {
 	"                          ROOTMOUNT (default: only beneath DEST)",
 	"--force-decompress        decompress ENCODED_WRITE data instead of writing it",
 	"                          with encoded I/O",
+	"--backend btrfs|plain     receive into btrfs subvolumes or plain directories",
+	"                          (default: btrfs if DEST is on btrfs, else plain)",
 	"--dump                    print the commands as 'btrfs-stream dump' does",
 	"-v, --verbose             more messages (repeat for one line per command)",
 	"-q, --quiet               errors only",
@@ -105,9 +111,23 @@ static void start_worker(struct recv *r, enum worker_choice worker)
 		recv_info(r, 2, "no worker thread, working serially");
 }
 
+/* Without --backend: what DEST is on. */
+static void choose_backend(struct recv *r)
+{
+	struct statfs sfs;
+
+	if (!fstatfs(r->dest_fd, &sfs) && sfs.f_type == BTRFS_SUPER_MAGIC) {
+		r->backend = &recv_btrfs_backend;
+		return;
+	}
+	r->backend = &recv_plain_backend;
+	recv_info(r, 1, "'%s' is not on btrfs: receiving into plain directories", r->dest_name);
+}
+
 static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 {
-	enum { OPT_DUMP = 256, OPT_FORCE_DECOMPRESS, OPT_PLAIN, OPT_SERIAL, OPT_WORKER };
+	enum { OPT_DUMP = 256, OPT_FORCE_DECOMPRESS, OPT_BACKEND, OPT_PLAIN, OPT_SERIAL,
+	       OPT_WORKER };
 	static const struct option longopts[] = {
 		{ "file", required_argument, NULL, 'f' },
 		{ "chroot", no_argument, NULL, 'C' },
@@ -116,7 +136,8 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "dump", no_argument, NULL, OPT_DUMP },
 		{ "force-decompress", no_argument, NULL, OPT_FORCE_DECOMPRESS },
-		/* Hidden: plain directories, no btrfs ioctls (host-side tests). */
+		{ "backend", required_argument, NULL, OPT_BACKEND },
+		/* Hidden, older name of --backend plain (host-side tests). */
 		{ "plain-dirs", no_argument, NULL, OPT_PLAIN },
 		/* Hidden: no worker thread, or one even on one CPU (comparisons, tests). */
 		{ "serial", no_argument, NULL, OPT_SERIAL },
@@ -126,7 +147,6 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 	struct recv r = {
 		.cmd = cmd, .verbose = 1, .max_errors = 1,
 		.dest_fd = -1, .search_fd = -1, .src_file_fd = -1,
-		.backend = &recv_btrfs_backend,
 	};
 	struct bstream_reader_opts opts = { 0 };
 	struct bstream_ops ops = recv_ops;
@@ -168,6 +188,14 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 		case OPT_FORCE_DECOMPRESS:
 			r.force_decompress = true;
 			break;
+		case OPT_BACKEND:
+			if (!strcmp(optarg, "btrfs"))
+				r.backend = &recv_btrfs_backend;
+			else if (!strcmp(optarg, "plain"))
+				r.backend = &recv_plain_backend;
+			else
+				return cli_bad_usage(cmd, "unknown backend '%s' (btrfs or plain)", optarg);
+			break;
 		case OPT_PLAIN:
 			r.backend = &recv_plain_backend;
 			break;
@@ -205,6 +233,8 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 		cli_error(cmd, "cannot open destination '%s': %s", r.dest_name, strerror(errno));
 		goto out;
 	}
+	if (!r.backend)
+		choose_backend(&r);
 	r.search_fd = r.dest_fd;
 	r.search_name = r.dest_name;
 	if (rootmount && !chroot_dest) {

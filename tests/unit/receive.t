@@ -290,9 +290,17 @@ check "--help" grep -q '^usage: btrfs-stream receive' "$tmp/out"
 "$plain" receive --dump -f "$tmp/ok" > "$tmp/out" 2>&1
 "$plain" dump -f "$tmp/ok" > "$tmp/dump" 2>&1
 check "--dump prints what dump prints" cmp -s "$tmp/out" "$tmp/dump"
-"$plain" receive -f "$tmp/ok" "$tmp" 2> "$tmp/err"
-check "without --plain-dirs a non-btrfs destination is refused" \
+"$plain" receive --backend btrfs -f "$tmp/ok" "$tmp" 2> "$tmp/err"
+check "--backend btrfs: a non-btrfs destination is refused" \
 	grep -qF "'$tmp' is not on a btrfs filesystem" "$tmp/err"
+mkdir "$tmp/auto"
+"$plain" receive -f "$tmp/ok" "$tmp/auto" > "$tmp/out" 2> "$tmp/err"
+check "without --backend, a non-btrfs destination gets plain directories" \
+	eval 'grep -qF "is not on btrfs: receiving into plain directories" "$tmp/err" &&
+	      test -f "$tmp/auto/.btrfs-stream/vol"'
+chattr -i "$tmp/auto/vol/big" 2>/dev/null
+"$plain" receive --backend zfs -f "$tmp/ok" "$tmp/auto" 2> "$tmp/err"
+check "--backend with an unknown name: usage error" grep -qF "unknown backend 'zfs'" "$tmp/err"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -232,7 +232,7 @@ if [ "$(id -u)" = 0 ]; then
 	as_nobody "$plain" receive --dump -f "$tmp/shared/s.stream" > "$tmp/out2" 2> "$tmp/err"
 	check "unprivileged: receive --dump -f of a root-owned stream" \
 		eval 'test -s "$tmp/out2" && cmp -s "$tmp/out" "$tmp/out2"'
-	as_nobody "$plain" receive -f "$tmp/shared/s.stream" "$tmp/shared/dest" 2> "$tmp/err"
+	as_nobody "$plain" receive --backend btrfs -f "$tmp/shared/s.stream" "$tmp/shared/dest" 2> "$tmp/err"
 	check "unprivileged: receive fails on the destination, not the stream" \
 		grep -qF "is not on a btrfs filesystem" "$tmp/err"
 else
