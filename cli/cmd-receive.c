@@ -43,6 +43,9 @@ static const char *const receive_usage[] = {
 	"                          with encoded I/O",
 	"--backend btrfs|plain     receive into btrfs subvolumes or plain directories",
 	"                          (default: btrfs if DEST is on btrfs, else plain)",
+	"--strict                  plain: fail on what DEST cannot hold (owners as an",
+	"                          ordinary user, xattrs, inode flags) instead of",
+	"                          skipping it with a summary per subvolume",
 	"--dump                    print the commands as 'btrfs-stream dump' does",
 	"-v, --verbose             more messages (repeat for one line per command)",
 	"-q, --quiet               errors only",
@@ -126,8 +129,8 @@ static void choose_backend(struct recv *r)
 
 static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 {
-	enum { OPT_DUMP = 256, OPT_FORCE_DECOMPRESS, OPT_BACKEND, OPT_PLAIN, OPT_SERIAL,
-	       OPT_WORKER };
+	enum { OPT_DUMP = 256, OPT_FORCE_DECOMPRESS, OPT_BACKEND, OPT_PLAIN, OPT_STRICT,
+	       OPT_SERIAL, OPT_WORKER };
 	static const struct option longopts[] = {
 		{ "file", required_argument, NULL, 'f' },
 		{ "chroot", no_argument, NULL, 'C' },
@@ -137,6 +140,7 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 		{ "dump", no_argument, NULL, OPT_DUMP },
 		{ "force-decompress", no_argument, NULL, OPT_FORCE_DECOMPRESS },
 		{ "backend", required_argument, NULL, OPT_BACKEND },
+		{ "strict", no_argument, NULL, OPT_STRICT },
 		/* Hidden, older name of --backend plain (host-side tests). */
 		{ "plain-dirs", no_argument, NULL, OPT_PLAIN },
 		/* Hidden: no worker thread, or one even on one CPU (comparisons, tests). */
@@ -198,6 +202,9 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 			break;
 		case OPT_PLAIN:
 			r.backend = &recv_plain_backend;
+			break;
+		case OPT_STRICT:
+			r.strict = true;
 			break;
 		case OPT_SERIAL:
 			worker = WORKER_NEVER;

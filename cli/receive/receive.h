@@ -10,6 +10,7 @@
  *   backend-btrfs.c  the btrfs destination: subvolume ioctls, UUID tree lookups
  *   backend-plain.c  plain directories on any filesystem, with record files
  *   tree-copy.c the plain destination's snapshots: a tree copied, data shared
+ *   skips.c     what a plain destination cannot hold: counted, summarised
  *   uuid.c      UUIDs as text
  *   apply.c     the bstream_ops table and the preamble of every command
  *   pending.c   creations held back for one command
@@ -205,6 +206,15 @@ struct recv_pending {
 	uint64_t mode, rdev;
 };
 
+/* Failures a plain destination could not avoid, skipped (skips.c). */
+enum { SKIP_OWNER, SKIP_XATTR, SKIP_FLAGS, SKIP_VERITY, SKIP_KINDS };
+#define SKIP_PATHS_SHOWN 3
+
+struct recv_skips {
+	uint64_t n[SKIP_KINDS];
+	char *first[SKIP_KINDS][SKIP_PATHS_SHOWN];
+};
+
 struct recv_subvol {
 	bool active;			/* between SUBVOL/SNAPSHOT and finalisation */
 	bool failed;			/* an error happened: never mark as received */
@@ -221,6 +231,7 @@ struct recv_subvol {
 	signed char root_plain;		/* recv_dir_is_plain() of the root, -1 unknown */
 	struct late_flags *late;
 	size_t nlate, late_cap;
+	struct recv_skips skips;
 };
 
 struct recv {
@@ -230,6 +241,7 @@ struct recv {
 	int verbose;			/* 0 = -q, 1 = default, 2+ = -v */
 	uint64_t max_errors;		/* 0 = unlimited */
 	bool force_decompress;
+	bool strict;			/* what the destination cannot hold is an error */
 	const struct recv_backend *backend;	/* what DEST is */
 	bool chrooted;
 
@@ -290,6 +302,19 @@ void recv_info(struct recv *r, int level, const char *fmt, ...)
 
 /* Write path into buf escaped and shortened for a message. */
 const char *recv_quote(char *buf, size_t size, const char *path);
+
+/* ---------------------------------------------------------------------- */
+/* skips.c                                                                 */
+
+/*
+ * Whether the failure err of command cmd on path is one the destination
+ * could not avoid (plain backend, not --strict): then it is counted
+ * for the subvolume's summary instead of being an error.
+ */
+bool recv_skip(struct recv *r, uint16_t cmd, int err, const char *path);
+/* What a kind of skip is called in the summary ("owners", ...). */
+const char *recv_skip_kind_name(int kind);
+void recv_skips_free(struct recv_skips *s);
 
 /* ---------------------------------------------------------------------- */
 /* uuid.c                                                                  */

@@ -63,6 +63,8 @@ static int vfail(struct recv *r, uint16_t cmd, uint64_t index, uint64_t offset,
 {
 	char q[320], what[512];
 
+	if (err && recv_skip(r, cmd, err, path))
+		return 0;
 	vsnprintf(what, sizeof(what), fmt, ap);
 	fprintf(stderr, "%s %s: command %" PRIu64 " (%s) at offset %" PRIu64 ": '%s': %s%s%s\n",
 		PROG, r->cmd->name, index, bstream_cmd_name(cmd), offset,

@@ -199,6 +199,26 @@ int recv_end(void *user, const struct bstream_cmd *c)
 	return 0;
 }
 
+/* One line per kind of what the destination could not hold (skips.c). */
+static void report_skips(struct recv *r)
+{
+	struct recv_skips *s = &r->sv.skips;
+
+	for (int k = 0; k < SKIP_KINDS; k++) {
+		char paths[3 * 330] = "", q[320];
+		size_t o = 0;
+
+		if (!s->n[k])
+			continue;
+		for (uint64_t i = 0; i < s->n[k] && i < SKIP_PATHS_SHOWN; i++)
+			o += snprintf(paths + o, sizeof(paths) - o, "%s'%s'", i ? ", " : "",
+				      recv_quote(q, sizeof(q), s->first[k][i] ? s->first[k][i] : ""));
+		recv_error(r, "subvolume '%s': %s could not hold %" PRIu64 " %s (%s%s); "
+			   "--strict makes this an error", r->sv.name, r->dest_name, s->n[k],
+			   recv_skip_kind_name(k), paths, s->n[k] > SKIP_PATHS_SHOWN ? ", ..." : "");
+	}
+}
+
 /* Close everything that refers to the current subvolume. */
 static void close_subvol(struct recv *r)
 {
@@ -217,6 +237,8 @@ static void close_subvol(struct recv *r)
 	dcache_free(sv->dc, sv->created && !sv->failed);
 	sv->dc = NULL;
 	recv_free_late_flags(sv);
+	report_skips(r);
+	recv_skips_free(&sv->skips);
 	if (sv->root_fd >= 0)
 		close(sv->root_fd);
 	sv->root_fd = -1;

@@ -121,5 +121,45 @@ check "a stream cannot take the records' name" eval '
 subvol path=.btrfs-stream uuid=$U1 ctransid=7
 end" && ! receive -f "$tmp/rec" "$tmp/d2"'
 
+# As an ordinary user: owners and trusted. xattrs cannot be set; they are
+# skipped with one summary line each, and the rest is received; --strict
+# makes them errors.
+"$mkstream" -o "$tmp/owned" <<EOF
+stream version=1
+subvol path=u uuid=$U1 ctransid=7
+mkfile path=o257-7-0 ino=257
+rename path=o257-7-0 path_to=f
+write path=f file_offset=0 data=text:user-data
+set_xattr path=f xattr_name=user.ok xattr_data=text:yes
+set_xattr path=f xattr_name=trusted.no xattr_data=text:no
+chown path=f uid=0 gid=0
+chmod path=f mode=0640
+mkdir path=o258-7-0 ino=258
+rename path=o258-7-0 path_to=d
+chown path=d uid=1234 gid=1234
+end
+EOF
+if [ "$(id -u)" = 0 ]; then
+	as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	chmod 755 "$tmp" && mkdir "$tmp/user" "$tmp/user2" && chown 65534:65534 "$tmp/user" "$tmp/user2"
+	as_nobody "$recv" receive -f "$tmp/owned" "$tmp/user" > "$tmp/out" 2> "$tmp/err"
+	check "ordinary user: received" test $? -eq 0 || sed 's/^/#   /' "$tmp/err"
+	check "ordinary user: one summary line for owners, with the paths" \
+		grep -qF "could not hold 2 owners ('f', 'd')" "$tmp/err"
+	check "ordinary user: one summary line for xattrs" grep -qF "could not hold 1 xattrs ('f')" "$tmp/err"
+	check "ordinary user: data, mode and user xattr kept" eval '
+		[ "$(cat "$tmp/user/u/f")" = user-data ] && [ "$(stat -c %a "$tmp/user/u/f")" = 640 ] &&
+		[ "$(getfattr --absolute-names --only-values -n user.ok "$tmp/user/u/f")" = yes ]'
+	check "ordinary user: recorded as received" test -f "$tmp/user/.btrfs-stream/u"
+	as_nobody "$recv" receive --strict -f "$tmp/owned" "$tmp/user2" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	check "--strict: what cannot be held is an error" \
+		eval 'test $rc -ne 0 && grep -q "cannot set xattr .trusted.no.: Operation not permitted" "$tmp/err"'
+	check "--strict: nothing recorded" test ! -e "$tmp/user2/.btrfs-stream/u"
+else
+	n=$((n + 1)); failed=$((failed + 1))
+	echo "not ok $n - ordinary user receive: run as root, to switch to user nobody"
+fi
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
