@@ -26,10 +26,13 @@ $(B)/man/%: packaging/man/%.scd
 	scdoc < $< > $@.tmp
 	mv $@.tmp $@
 
-.PHONY: man install
+.PHONY: man install install-build install-dkms deb
 man: $(MAN_PAGES)
 
-install: $(B)/bin/btrfs-stream $(LIBBSTREAM) $(LIBBSTREAM_SO) $(MAN_PAGES)
+# What make install installs, built (debian/rules builds only this).
+install-build: $(B)/bin/btrfs-stream $(LIBBSTREAM) $(LIBBSTREAM_SO) $(MAN_PAGES)
+
+install: install-build
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
 		$(DESTDIR)$(INCLUDEDIR)/btrfs-stream $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(BASHCOMPDIR)
@@ -46,3 +49,32 @@ install: $(B)/bin/btrfs-stream $(LIBBSTREAM) $(LIBBSTREAM_SO) $(MAN_PAGES)
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then ldconfig; fi
 
 UNIT_TESTS += tests/unit/install.t
+
+# The source of the btrfs-send-dkms package, /usr/src/btrfs-send-VERSION:
+# dkms.conf, packaging/dkms/dkms-build, and what kernel/scripts/pristine
+# and apply-series need (the series, its patches and new files, the
+# scripts), in the repository's layout so that those scripts run unchanged.
+DKMS_SRC = $(DESTDIR)/usr/src/btrfs-send-$(LIB_VERSION)
+install-dkms:
+	rm -rf $(DKMS_SRC)
+	$(INSTALL) -d $(DKMS_SRC)
+	files=$$(sed -e '/^#/d' -e '/^[[:space:]]*$$/d' -e 's|^|kernel/patches/|' kernel/series) && \
+	cp -p --parents $$files kernel/series kernel/scripts/common.sh \
+		kernel/scripts/pristine kernel/scripts/apply-series $(DKMS_SRC)/
+	chmod 644 $(DKMS_SRC)/kernel/scripts/common.sh
+	$(INSTALL) -m 755 packaging/dkms/dkms-build $(DKMS_SRC)/
+	sed 's/#MODULE_VERSION#/$(LIB_VERSION)/' packaging/dkms/dkms.conf > $(DKMS_SRC)/dkms.conf
+
+# make deb: Debian packages in build/deb/, checked by lintian.
+deb: deps
+	@packaging/make-deb
+
+# make check-packages: the packages in use (tests/vm/t500-packages.sh: dkms
+# builds the module here, the guest loads it and runs the packaged CLI).
+# It takes minutes more than any VM test (dkms compiles btrfs), so make
+# check leaves it out.
+PACKAGE_TESTS := tests/vm/t500-packages.sh
+.PHONY: check-packages
+check-packages: deps
+	@$(MAKE) --no-print-directory userspace deb
+	@tests/run-tests --report $(B)/packages.results $(PACKAGE_TESTS)
