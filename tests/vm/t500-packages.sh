@@ -52,6 +52,8 @@ report $rc "dkms build btrfs-send/$version for $KREL (log: build/packages-test/d
 status=$(dkms status "${mod[@]}" "${tree[@]}")
 [ "$status" = "btrfs-send/$version, $KREL, x86_64: built" ]
 report $? "dkms status shows it built (got '$status')"
+[ ! -e "/usr/src/btrfs-send-$version" ] && [ ! -e /var/lib/dkms/btrfs-send ]
+report $? "dkms left /usr/src and /var/lib/dkms without btrfs-send"
 ko=$work/dkms/btrfs-send/$version/$KREL/x86_64/module/btrfs.ko
 [ "$(modinfo -F vermagic "$ko")" = "$(modinfo -F vermagic "$KMODDIR/kernel/fs/btrfs/btrfs.ko")" ]
 report $? "the dkms-built module's vermagic is the packaged kernel's"
