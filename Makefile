@@ -29,8 +29,9 @@ series: kernel
 	@kernel/scripts/export-series
 
 # Long randomized or large-tree VM runs stay out of make check (CI has 90
-# minutes in all); make check-long runs them.
-VM_TESTS = $(filter-out %-long.sh,$(sort $(wildcard tests/vm/t[0-9]*.sh)))
+# minutes in all); make check-long runs them.  The packages test stays out too
+# (make check-packages, packaging/build.mk).
+VM_TESTS = $(filter-out %-long.sh $(PACKAGE_TESTS),$(sort $(wildcard tests/vm/t[0-9]*.sh)))
 LONG_TESTS = $(sort $(wildcard tests/vm/t[0-9]*-long.sh))
 SMOKE_TESTS = $(wildcard tests/fuzz/smoke.t)
 

@@ -11,7 +11,7 @@ CLI_OBJS_ASAN := $(patsubst cli/%.c,$(B)/asan/cli/%.o,$(CLI_SRCS))
 
 $(B)/cli/%.o: cli/%.c cli/cli.h cli/json.h $(wildcard lib/include/btrfs-stream/*.h)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ilib/include -c -o $@ $<
+	$(CC) $(CFLAGS) $(CPPFLAGS) -Ilib/include -c -o $@ $<
 
 $(B)/asan/cli/%.o: cli/%.c cli/cli.h cli/json.h $(wildcard lib/include/btrfs-stream/*.h)
 	@mkdir -p $(@D)
@@ -19,7 +19,7 @@ $(B)/asan/cli/%.o: cli/%.c cli/cli.h cli/json.h $(wildcard lib/include/btrfs-str
 
 $(B)/bin/btrfs-stream: $(CLI_OBJS) $(B)/lib/libbtrfs-stream.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Sanitized build used by the hostile-input tests.
 $(B)/asan/bin/btrfs-stream: $(CLI_OBJS_ASAN) $(B)/asan/lib/libbtrfs-stream.a

@@ -16,14 +16,14 @@ LIB_OBJS_ASAN := $(patsubst lib/src/%.c,$(B)/asan/lib/%.o,$(LIB_SRCS))
 # The CRC tables are generated at build time (no run-time initialisation).
 $(B)/lib/gen-crc32c: lib/src/gen-crc32c.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $<
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(LDFLAGS) -o $@ $<
 
 $(B)/lib/crc32c-tables.h: $(B)/lib/gen-crc32c
 	$< > $@.tmp && mv $@.tmp $@
 
 $(B)/lib/%.o: lib/src/%.c $(LIB_HDRS) lib/src/internal.h $(B)/lib/crc32c-tables.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LIB_CPPFLAGS) -c -o $@ $<
+	$(CC) $(CFLAGS) $(CPPFLAGS) $(LIB_CPPFLAGS) -c -o $@ $<
 
 $(B)/asan/lib/%.o: lib/src/%.c $(LIB_HDRS) lib/src/internal.h $(B)/lib/crc32c-tables.h
 	@mkdir -p $(@D)
@@ -58,3 +58,31 @@ UNIT_TESTS += $(B)/tests/unit/test-stream $(B)/tests/unit/test-stream-asan
 bench: bench-stream
 bench-stream: $(B)/bin/btrfs-stream $(B)/bin/mkstream
 	@B=$(abspath $(B)) bench/stream-parse.sh $(BENCH_MIB)
+
+# Shared library, for programs outside this tree (make install, the
+# libbtrfs-stream0 package): the same sources built as PIC, exporting only
+# the public API (lib/libbtrfs-stream.map).  The release number comes from
+# VERSION; its first field is the soname's, so 0.9.0 gives
+# libbtrfs-stream.so.0.9.0 with the soname libbtrfs-stream.so.0.  Our own
+# btrfs-stream links the static library: see packaging/build.mk.
+LIB_VERSION := $(strip $(file < VERSION))
+LIB_SOMAJOR := $(firstword $(subst ., ,$(LIB_VERSION)))
+LIB_SONAME := libbtrfs-stream.so.$(LIB_SOMAJOR)
+LIBBSTREAM_SO := $(B)/lib/libbtrfs-stream.so.$(LIB_VERSION)
+LIB_OBJS_PIC := $(patsubst lib/src/%.c,$(B)/lib/pic/%.o,$(LIB_SRCS))
+
+$(B)/lib/pic/%.o: lib/src/%.c $(LIB_HDRS) lib/src/internal.h $(B)/lib/crc32c-tables.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CPPFLAGS) -fPIC $(LIB_CPPFLAGS) -c -o $@ $<
+
+# The links beside it are what ldconfig and the linker look for.
+$(LIBBSTREAM_SO): $(LIB_OBJS_PIC) lib/libbtrfs-stream.map VERSION
+	$(CC) $(CFLAGS) $(LDFLAGS) -shared -Wl,-soname,$(LIB_SONAME) \
+		-Wl,--version-script=lib/libbtrfs-stream.map -Wl,--no-undefined \
+		-o $@ $(LIB_OBJS_PIC) -pthread
+	ln -sf $(@F) $(B)/lib/$(LIB_SONAME)
+	ln -sf $(LIB_SONAME) $(B)/lib/libbtrfs-stream.so
+
+.PHONY: lib-shared
+lib-shared: $(LIBBSTREAM_SO)
+userspace: $(LIBBSTREAM_SO)

@@ -12,6 +12,8 @@ packages=(
 	qemu-system-x86 busybox-static btrfs-progs e2fsprogs util-linux
 	attr acl strace
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
+	# make install, make deb, make check-packages (packaging/build.mk)
+	scdoc man-db pkgconf git debhelper dh-dkms dkms lintian
 )
 
 missing=()
