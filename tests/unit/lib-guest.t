@@ -2,7 +2,8 @@
 # The TAP and failure helpers of tests/vm/lib-guest.sh, on the host: they
 # need no VM.  tap_done prints the plan; tap_sub joins TAP programs into one
 # stream whose numbering and plan hold, turning a short plan, a missing
-# plan, a bad status or a crash into failures.
+# plan, a bad status or a crash into failures; strictly stops at the first
+# failing step and dies naming it.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 lib=$root/tests/vm/lib-guest.sh
@@ -80,6 +81,25 @@ expect "tap_sub: a crash fails even after a failed result" 1 "$tmp/want"
 guest "tap_sub $sub 'not ok - died' ; tap_done"
 printf '%s\n' 'not ok 1 - died' "not ok 2 - $sub not ok - died: planned nothing, ran 1" '1..2' > "$tmp/want"
 expect "tap_sub: die's unnumbered line gets a number" 1 "$tmp/want"
+
+guest "steps() {
+	echo one
+	false
+	echo two
+}
+strictly 'the steps' steps
+echo after"
+printf '%s\n' one '# the steps: failed (status 1): false' 'not ok - the steps (status 1)' > "$tmp/want"
+expect "strictly: stops at the failing step, names it, dies" 1 "$tmp/want"
+
+guest "steps() {
+	echo one
+	echo two
+}
+strictly 'the steps' steps
+echo after"
+printf '%s\n' one two after > "$tmp/want"
+expect "strictly: goes on when every step worked" 0 "$tmp/want"
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

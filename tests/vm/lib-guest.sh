@@ -83,6 +83,24 @@ tap_sub() {
 	fi
 }
 
+# strictly DESCRIPTION COMMAND [ARG...]: run COMMAND (often a function of
+# many steps) stopping at its first failing command, which is named; die
+# with DESCRIPTION if one failed.  Bash ignores set -e in a subshell on the
+# left of || or inside if, so the status is tested after the subshell, and
+# strictly must itself be called as a statement of its own.  Write one
+# command per line: set -e also ignores a failure on the left of &&.
+strictly() {
+	local desc=$1 rc
+	shift
+	(
+		set -eE
+		trap 'echo "# $desc: failed (status $?): $BASH_COMMAND" >&2' ERR
+		"$@"
+	)
+	rc=$?
+	[ $rc -eq 0 ] || die "$desc (status $rc)"
+}
+
 die() {
 	echo "not ok - $*"
 	exit 1
