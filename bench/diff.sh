@@ -85,16 +85,17 @@ best() {
 	for ((i = 0; i < runs; i++)); do
 		cold
 		t0=$(date +%s%N)
-		"$@" > /tmp/bench-diff.out || die "failed: $*"
+		# best runs in $(...): a die here would only leave its subshell
+		"$@" > /tmp/bench-diff.out || { echo "bench: failed: $*" >&2; return 1; }
 		t1=$(date +%s%N)
 		t=$(( (t1 - t0) / 1000000 ))
 		if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
 	done
 	echo "$best"
 }
-t_diff=$(best "$bs" diff "$a" "$b")
+t_diff=$(best "$bs" diff "$a" "$b") || die "timing btrfs-stream diff"
 n_diff=$(wc -l < /tmp/bench-diff.out)
-t_rsync=$(best rsync -ain --delete "$a/" "$b/")
+t_rsync=$(best rsync -ain --delete "$a/" "$b/") || die "timing rsync"
 n_rsync=$(wc -l < /tmp/bench-diff.out)
 nfiles=$(find "$a" -type f | wc -l)
 ratio=$(awk -v d="$t_diff" -v r="$t_rsync" 'BEGIN { printf "%.1f", (d > 0 ? r / d : 0) }')

@@ -334,4 +334,5 @@ else
 	echo "ok $n - atime probe # SKIP reads do not update atime here"
 fi
 
+echo "1..$n"
 exit $((failed > 0))

@@ -39,9 +39,66 @@ check_fails() {
 	return 1
 }
 
+# tap_done: the plan, after the last result (tests/run-tests fails a
+# program that stops before printing it), and the exit status.
 tap_done() {
+	echo "1..$tap_n"
 	[ $tap_failed -eq 0 ]
 	exit
+}
+
+# tap_sub COMMAND [ARG...]: run a TAP program as part of this one, so that
+# several (guest scripts of one boot, VM runs of one test) make one stream
+# with one plan: its results are renumbered after ours, its plan is checked
+# and dropped, and a plan that does not match, a non-zero status without a
+# failed result, or a crash become failed results here.  Call it as a
+# statement of its own (it updates tap_n and tap_failed).
+tap_sub() {
+	local line n0=$tap_n plan= rc sub_failed=0
+	while IFS= read -r line; do
+		if [[ $line =~ ^(ok|not\ ok)([ ]+[0-9]+)?([[:space:]].*)?$ ]]; then
+			tap_n=$((tap_n + 1))
+			if [ "${BASH_REMATCH[1]}" = ok ]; then
+				echo "ok $tap_n${BASH_REMATCH[3]}"
+			else
+				echo "not ok $tap_n${BASH_REMATCH[3]}"
+				sub_failed=$((sub_failed + 1))
+			fi
+		elif [[ $line =~ ^1\.\.([0-9]+) ]] && [ -z "$plan" ]; then
+			plan=${BASH_REMATCH[1]}
+		else
+			printf '%s\n' "$line"
+		fi
+	done < <("$@" 2>&1)
+	wait $! # the status of the process substitution
+	rc=$?
+	tap_failed=$((tap_failed + sub_failed))
+	if [ -z "$plan" ] || [ "$plan" -ne $((tap_n - n0)) ]; then
+		tap_n=$((tap_n + 1)) tap_failed=$((tap_failed + 1))
+		echo "not ok $tap_n - $*: planned ${plan:-nothing}, ran $((tap_n - 1 - n0))"
+	fi
+	if [ $rc -ge 128 ] || { [ $rc -ne 0 ] && [ $sub_failed -eq 0 ]; }; then
+		tap_n=$((tap_n + 1)) tap_failed=$((tap_failed + 1))
+		echo "not ok $tap_n - $* exited with status $rc"
+	fi
+}
+
+# strictly DESCRIPTION COMMAND [ARG...]: run COMMAND (often a function of
+# many steps) stopping at its first failing command, which is named; die
+# with DESCRIPTION if one failed.  Bash ignores set -e in a subshell on the
+# left of || or inside if, so the status is tested after the subshell, and
+# strictly must itself be called as a statement of its own.  Write one
+# command per line: set -e also ignores a failure on the left of &&.
+strictly() {
+	local desc=$1 rc
+	shift
+	(
+		set -eE
+		trap 'echo "# $desc: failed (status $?): $BASH_COMMAND" >&2' ERR
+		"$@"
+	)
+	rc=$?
+	[ $rc -eq 0 ] || die "$desc (status $rc)"
 }
 
 die() {

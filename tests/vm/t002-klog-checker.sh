@@ -30,4 +30,5 @@ rc=$?
 report $? "a WARNING in the guest's kernel log fails the run (exit $rc)"
 tests/vm/run --module ours -- true > "$tmp/out" 2>&1
 report $? "a clean guest run passes"
+echo "1..$n"
 exit $failed

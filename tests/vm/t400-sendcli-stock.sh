@@ -4,7 +4,9 @@
 # progress line and its estimate; diff of real snapshots against expected
 # reports and an oracle.
 cd "$(dirname "$0")/../.." || exit 1
+# Both guest scripts make one TAP stream with one plan (tap_sub).
 exec tests/vm/run --module stock --disks 3 -- bash -c '
-	tests/vm/guest/sendcli-compare.sh; a=$?
-	DIFF_DEV=/dev/vdd tests/vm/guest/diff-snapshots.sh; b=$?
-	[ $a = 0 ] && [ $b = 0 ]'
+	. tests/vm/lib-guest.sh
+	tap_sub tests/vm/guest/sendcli-compare.sh
+	tap_sub env DIFF_DEV=/dev/vdd tests/vm/guest/diff-snapshots.sh
+	tap_done'

@@ -4,7 +4,9 @@
 # refusals, and diff of real snapshots against the expected reports and the
 # oracle.  (Progress and the estimate do not depend on the kernel: t400.)
 cd "$(dirname "$0")/../.." || exit 1
+# Both guest scripts make one TAP stream with one plan (tap_sub).
 exec tests/vm/run --module ours --disks 3 -- bash -c '
-	SENDCLI_PARTS="streams refusals" tests/vm/guest/sendcli-compare.sh; a=$?
-	DIFF_DEV=/dev/vdd tests/vm/guest/diff-snapshots.sh; b=$?
-	[ $a = 0 ] && [ $b = 0 ]'
+	. tests/vm/lib-guest.sh
+	tap_sub env SENDCLI_PARTS="streams refusals" tests/vm/guest/sendcli-compare.sh
+	tap_sub env DIFF_DEV=/dev/vdd tests/vm/guest/diff-snapshots.sh
+	tap_done'

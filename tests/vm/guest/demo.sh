@@ -9,30 +9,33 @@ bs="$VM_TOP/build/bin/btrfs-stream"
 if [ "${DEMO_TOOLS:-ours}" = progs ]; then
 	send() { btrfs -q send "$@"; }
 	receive() { btrfs -q receive "$@"; }
-	count_commands() { btrfs receive --dump -f "$1" | wc -l; }
+	dump() { btrfs receive --dump -f "$1"; }
 else
 	send() { "$bs" send -q "$@"; }
 	receive() { "$bs" receive -q "$@"; }
-	count_commands() { "$bs" dump -f "$1" | wc -l; }
+	dump() { "$bs" dump -f "$1"; }
 fi
 
 src=/tmp/mnt/src dst=/tmp/mnt/dst
 mkdir -p $src $dst
 mount /dev/vdc $src || die "mount source image"
 fresh_btrfs /dev/vdb $dst || die "mkfs destination"
-btrfs -q subvolume create $src/vol
+btrfs -q subvolume create $src/vol || die "create the source subvolume"
 cp -a --reflink=always $src/data/. $src/vol/ || die "populate"
-btrfs -q subvolume snapshot -r $src/vol $src/A
+btrfs -q subvolume snapshot -r $src/vol $src/A || die "snapshot A"
 
 now() { date +%s.%N; }
 elapsed() { printf '%.2f' "$(echo "$2 - $1" | bc)"; }
+# count_commands STREAM: commands in it; fails if the dump does (a pipe
+# into wc would count a failed dump's lines as if it had worked).
+count_commands() { dump "$1" > /tmp/dump.out && wc -l < /tmp/dump.out; }
 # verify SRC DST NAME: "yes", or "no" with treecmp's findings kept for later.
 verify() { treecmp "$1" "$2" > /tmp/treecmp-$3.out 2>&1 && echo yes || echo no; }
 
 # round NAME SNAPSHOT [SEND OPTIONS]: send, receive and verify one stream;
 # sets the array named NAME to bytes, commands, send s, receive s, verified.
 round() {
-	local name=$1 snap=$2 t0 t1 t2 verified
+	local name=$1 snap=$2 t0 t1 t2 verified commands
 	shift 2
 	t0=$(now)
 	if ! send "$@" -f /tmp/$name.stream $src/$snap; then
@@ -46,34 +49,48 @@ round() {
 	fi
 	t2=$(now)
 	verified=$(verify $src/$snap $dst/$snap $name)
-	eval "$name=($(stat -c %s /tmp/$name.stream) $(count_commands /tmp/$name.stream) \
+	commands=$(count_commands /tmp/$name.stream) || verified="'no (dump failed)'" commands=-
+	eval "$name=($(stat -c %s /tmp/$name.stream) $commands \
 		$(elapsed $t0 $t1) $(elapsed $t1 $t2) $verified)"
 }
 round full A
 
 # Mutate: edits, appends, truncations, renames and moves of files and
-# directories, deletions, new hard links and xattr changes.
+# directories, deletions, new hard links and xattr changes.  Every path it
+# touches is one of these, checked first (they come from libc6-dev,
+# linux-libc-dev and bash, which every machine that builds this project
+# has), or one it creates.
 v=$src/vol
-( set -e
-  sed -i 's/a/A/g' $v/include/stdio.h
-  echo appended >> $v/include/stdlib.h
-  truncate -s 100 $v/include/string.h
-  truncate -s 0 $v/include/errno.h
-  mv $v/include/linux $v/linux-headers
-  mv $v/share-doc/bash $v/include/bash-doc
-  mkdir $v/new-dir && mv $v/include/sys $v/new-dir/sys
-  mv $v/include/stdint.h $v/new-dir/stdint-renamed.h
-  rm -rf $v/share-doc/[a-c]*
-  rm -f $v/include/*.h.bak $v/include/assert.h
-  ln $v/include/limits.h $v/new-dir/limits-link.h
-  ln $v/include/limits.h $v/limits-link2.h
-  setfattr -n user.demo -v changed $v/include/stdio.h
-  setfattr -n user.gone -v soon $v/include/stdlib.h
-  setfattr -x user.gone $v/include/stdlib.h
-  chmod 600 $v/include/time.h
-  head -c 1000000 /dev/urandom > $v/new-dir/random.bin
-) || die "mutate"
-btrfs -q subvolume snapshot -r $src/vol $src/B
+mutated=(include/stdio.h include/stdlib.h include/string.h include/errno.h
+	include/linux include/netinet include/stdint.h include/assert.h
+	include/limits.h include/time.h share-doc/bash)
+for p in "${mutated[@]}"; do
+	[ -e "$v/$p" ] || die "the demo data has no '$p' (from this machine's /usr/include or /usr/share/doc)"
+done
+compgen -G "$v/share-doc/[a-c]*" > /dev/null || die "the demo data has no share-doc/[a-c]*"
+
+mutate() {
+	sed -i 's/a/A/g' $v/include/stdio.h
+	echo appended >> $v/include/stdlib.h
+	truncate -s 100 $v/include/string.h
+	truncate -s 0 $v/include/errno.h
+	mv $v/include/linux $v/linux-headers
+	mv $v/share-doc/bash $v/include/bash-doc
+	mkdir $v/new-dir
+	mv $v/include/netinet $v/new-dir/netinet
+	mv $v/include/stdint.h $v/new-dir/stdint-renamed.h
+	rm -r $v/share-doc/[a-c]*
+	rm $v/include/assert.h
+	ln $v/include/limits.h $v/new-dir/limits-link.h
+	ln $v/include/limits.h $v/limits-link2.h
+	setfattr -n user.demo -v changed $v/include/stdio.h
+	setfattr -n user.gone -v soon $v/include/stdlib.h
+	setfattr -x user.gone $v/include/stdlib.h
+	chmod 600 $v/include/time.h
+	head -c 1000000 /dev/urandom > $v/new-dir/random.bin
+}
+strictly "mutate the source" mutate
+btrfs -q subvolume snapshot -r $src/vol $src/B || die "snapshot B"
 
 if [ "${full[4]}" = yes ]; then
 	round incremental B -p $src/A
@@ -89,13 +106,20 @@ printf '%-12s %14s %10s %10s %12s %9s\n' stream bytes commands send_s receive_s 
 printf '%-12s %14s %10s %10s %12s %9s\n' full "${full[@]}"
 printf '%-12s %14s %10s %10s %12s %9s\n' incremental "${incremental[@]}"
 if [ "${DEMO_TOOLS:-ours}" = ours ] && [ "${incremental[4]}" = yes ]; then
+	"$bs" diff $src/A $src/B > /tmp/diff.out || die "btrfs-stream diff A B"
 	echo
-	echo "btrfs-stream diff A B (first 25 lines of $("$bs" diff $src/A $src/B | wc -l)):"
-	"$bs" diff $src/A $src/B | head -n 25
+	echo "btrfs-stream diff A B (first 25 lines of $(wc -l < /tmp/diff.out)):"
+	head -n 25 /tmp/diff.out
 fi
 for f in /tmp/treecmp-*.out; do
 	[ -s "$f" ] || continue
 	echo "differences ($(basename "$f" .out)):"
 	head -n 10 "$f" | sed 's/^/  /'
 done
-[ "${full[4]}" = yes ] && [ "${incremental[4]}" = yes ]
+echo
+if [ "${full[4]}" = yes ] && [ "${incremental[4]}" = yes ]; then
+	echo "verified: full (A) and incremental (B) received trees equal their sources"
+	exit 0
+fi
+echo "NOT verified: full ${full[4]}, incremental ${incremental[4]}"
+exit 1

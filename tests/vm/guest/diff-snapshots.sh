@@ -40,8 +40,8 @@ oracle_agrees() {
 
 # --- 1. every kind of change --------------------------------------------
 btrfs -q subvolume create vol
-(
-	cd vol || exit 1
+old_tree() {
+	cd vol
 	mkdir -p d gone/sub/deeper rdir cdir p/c od sd1 sd2 t2
 	for f in d/old gone/a gone/sub/b data1 data2 meta timed xa ren-a \
 		 rdir/f cdir/f cdir/h mv-a s1 s2 sd1/in1 sd2/in2 rot-a rot-b \
@@ -50,35 +50,59 @@ btrfs -q subvolume create vol
 	done
 	mkdir mv-d
 	setfattr -n user.old -v gone xa
-) || die "old tree"
+}
+strictly "old tree" old_tree
 btrfs -q subvolume snapshot -r vol old
-(
-	cd vol || exit 1
+changes() {
+	cd vol
 	echo new > d/new
-	mkdir -p top/sub && echo f > top/sub/f && echo g > top/g
+	mkdir -p top/sub
+	echo f > top/sub/f
+	echo g > top/g
 	rm d/old
 	rm -r gone
 	echo more >> data1
 	truncate -s 2 data2
-	chmod 600 meta && chown 12:34 meta
+	chmod 600 meta
+	chown 12:34 meta
 	touch -d '2001-02-03 04:05:06' timed
-	setfattr -n user.new -v 1 xa && setfattr -x user.old xa
+	setfattr -n user.new -v 1 xa
+	setfattr -x user.old xa
 	mv ren-a ren-b
 	mv rdir rdir2
-	mv cdir cdir2 && echo more >> cdir2/f && mv cdir2/h cdir2/h2
-	mkdir box && mv mv-a mv-d box/
-	mv s1 s-tmp && mv s2 s1 && mv s-tmp s2
-	mv sd1 sd-tmp && mv sd2 sd1 && mv sd-tmp sd2
-	mv rot-a rot-tmp && mv rot-c rot-a && mv rot-b rot-c && mv rot-tmp rot-b
-	rm t1 && mkdir t1
-	rm -r t2 && ln -s target t2
+	mv cdir cdir2
+	echo more >> cdir2/f
+	mv cdir2/h cdir2/h2
+	mkdir box
+	mv mv-a mv-d box/
+	mv s1 s-tmp
+	mv s2 s1
+	mv s-tmp s2
+	mv sd1 sd-tmp
+	mv sd2 sd1
+	mv sd-tmp sd2
+	mv rot-a rot-tmp
+	mv rot-c rot-a
+	mv rot-b rot-c
+	mv rot-tmp rot-b
+	rm t1
+	mkdir t1
+	rm -r t2
+	ln -s target t2
 	mv rep-b rep-a
-	mv p q && mv q/c q/k && echo more >> q/k/file
-	mv od/keep keep2 && rmdir od
-	mknod chr c 1 7 && mkfifo fifo && ln -s somewhere link
-	mv "old name" "new name" && echo x > "$(printf 'tab\there')"
+	mv p q
+	mv q/c q/k
+	echo more >> q/k/file
+	mv od/keep keep2
+	rmdir od
+	mknod chr c 1 7
+	mkfifo fifo
+	ln -s somewhere link
+	mv "old name" "new name"
+	echo x > "$(printf 'tab\there')"
 	echo x > "$(printf 'latin\351')"
-) || die "changes"
+}
+strictly "changes" changes
 btrfs -q subvolume snapshot -r vol new
 sync
 cat > "$SC_TMP/all.want" <<'EOF'
@@ -144,21 +168,29 @@ check "no change: empty report" sh -c "'$BS' diff old old > $SC_TMP/none && test
 
 # --- 2. hard links, inode flags ------------------------------------------
 btrfs -q subvolume create hl
-(
-	cd hl || exit 1
+old_tree_links() {
+	cd hl
 	mkdir d
-	echo h > h && echo r > r1 && ln r1 r2 && echo m > m1 && ln m1 m2
+	echo h > h
+	echo r > r1
+	ln r1 r2
+	echo m > m1
+	ln m1 m2
 	echo f > flagged
-) || die "old tree (links)"
+}
+strictly "old tree (links)" old_tree_links
 btrfs -q subvolume snapshot -r hl hl-old
-(
-	cd hl || exit 1
+changes_links() {
+	cd hl
 	ln h d/h2
 	rm r2
-	echo n > n1 && ln n1 d/n2
-	mv m1 x1 && mv m2 x2
+	echo n > n1
+	ln n1 d/n2
+	mv m1 x1
+	mv m2 x2
 	chattr +d flagged
-) || die "changes (links)"
+}
+strictly "changes (links)" changes_links
 btrfs -q subvolume snapshot -r hl hl-new
 sync
 # m1 and m2 are one file: with the snapshots at hand both are renames.
@@ -192,7 +224,7 @@ R	/m1 -> /x1	times
 +	/x2
 EOF
 check "hard links and flags: diff -f of progs' --no-data stream, as a stream says it" \
-	sh -c "btrfs -q send --proto 0 --no-data -f $SC_TMP/links.nd -p hl-old hl-new && '$BS' diff -f $SC_TMP/links.nd | diff -u $SC_TMP/links-f.want -"
+	bash -o pipefail -c "btrfs -q send --proto 0 --no-data -f $SC_TMP/links.nd -p hl-old hl-new && '$BS' diff -f $SC_TMP/links.nd | diff -u $SC_TMP/links-f.want -"
 
 # --- 3. random operations ------------------------------------------------
 btrfs -q subvolume create rnd
@@ -286,7 +318,7 @@ PY
 	check "random operations, seed $seed: the oracle agrees" oracle_agrees rnd$seed $prev rnd$seed
 	echo "# seed $seed: $(wc -l < "$SC_TMP/rnd$seed.norm") changed paths"
 	check "random operations, seed $seed: diff -f of progs' --no-data stream agrees" \
-		sh -c "'$BS' diff $prev rnd$seed > $SC_TMP/rnd$seed.out && btrfs -q send --no-data -p $prev -f $SC_TMP/rnd.nd rnd$seed && '$BS' diff -f $SC_TMP/rnd.nd | cmp - $SC_TMP/rnd$seed.out"
+		bash -o pipefail -c "'$BS' diff $prev rnd$seed > $SC_TMP/rnd$seed.out && btrfs -q send --no-data -p $prev -f $SC_TMP/rnd.nd rnd$seed && '$BS' diff -f $SC_TMP/rnd.nd | cmp - $SC_TMP/rnd$seed.out"
 done
 check "random operations, all seeds at once: the oracle agrees" oracle_agrees rndall rnd0 rnd3
 tap_done

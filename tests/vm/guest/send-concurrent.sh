@@ -47,5 +47,5 @@ wait $churn
 check "receive" btrfs -q receive -f /tmp/stream $DST
 check "received tree equals the source" treecmp $SRC/snap $DST/snap
 check "reflinked files went out as clones" \
-	sh -c "$VM_TOP/build/bin/btrfs-stream dump -f /tmp/stream | grep -q '^clone'"
+	sh -c "$VM_TOP/build/bin/btrfs-stream dump -f /tmp/stream > /tmp/stream.dump && grep -q '^clone' /tmp/stream.dump"
 tap_done

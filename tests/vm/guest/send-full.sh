@@ -23,8 +23,13 @@ mkfs.btrfs -q -f /dev/vdd > /dev/null || die "mkfs destination (stock)"
 	die "our module is not loaded"
 
 dump() { "$VM_TOP/build/bin/btrfs-stream" dump -f "$1"; }
-# count_cmd STREAM CMD: number of CMD commands in the stream
-count_cmd() { dump "$1" | awk -v c="$2" '$1 == c { n++ } END { print n + 0 }'; }
+# count_cmd STREAM CMD: number of CMD commands in the stream; nothing and
+# status 1 when the dump fails (piped into awk, a failed dump counts 0).
+count_cmd() {
+	local d
+	d=$(dump "$1") || return 1
+	printf '%s\n' "$d" | awk -v c="$2" '$1 == c { n++ } END { print n + 0 }'
+}
 has_cmd() { [ "$(count_cmd "$1" "$2")" -gt 0 ]; }
 lacks_cmd() { [ "$(count_cmd "$1" "$2")" -eq 0 ]; }
 at_least_cmd() { [ "$(count_cmd "$1" "$2")" -ge "$3" ]; }

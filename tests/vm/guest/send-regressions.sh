@@ -149,5 +149,4 @@ check "btrfs/278: orphans in the parent and the send root" case_orphans
 check "btrfs/322: unaligned whole-file reflink after a shrink is a clone" case_shrunk_reflink
 check "btrfs/281: partly shared compressed extent keeps its sharing" case_compressed_partial
 check "btrfs/283: partly overwritten shared extent keeps its sharing" case_partial_overwrite
-echo "1..$tap_n"
 tap_done

@@ -60,7 +60,7 @@ check "-f FILE replaces what was there" sh -c "head -c 1M /dev/zero > $SC_TMP/ou
 check "output to an O_APPEND stdout" sh -c ": > $SC_TMP/app && '$BS' send -q s1 >> $SC_TMP/app && btrfs -q send s1 > $SC_TMP/progs && cmp $SC_TMP/app $SC_TMP/progs"
 fresh_btrfs /dev/vdc /tmp/mnt/rcv || die "mkfs receiver"
 check "btrfs receive takes the stream; the tree equals the source" \
-	sh -c "'$BS' send -q s1 | btrfs -q receive /tmp/mnt/rcv && '$VM_TOP/build/bin/treecmp' s1 /tmp/mnt/rcv/s1"
+	bash -o pipefail -c "'$BS' send -q s1 | btrfs -q receive /tmp/mnt/rcv && '$VM_TOP/build/bin/treecmp' s1 /tmp/mnt/rcv/s1"
 fi
 
 # Refusals, as progs.
