@@ -178,4 +178,5 @@ same "completion: 'btrfs-stream dump -f F' -> files" \
 	"$(complete_line dump -f "$tmp/mnt/sn" | sort)"
 same "completion: 'btrfs-stream help re' -> receive" "receive" "$(complete_line help re)"
 
+echo "1..$n"
 [ $failed -eq 0 ]
