@@ -5,7 +5,7 @@
 # table in cli/main.c.
 
 CLI_CMDS := cli/cmd-dump.c cli/cmd-receive.c $(wildcard cli/receive/*.c) cli/cmd-send.c cli/cmd-diff.c $(wildcard cli/send/*.c cli/diff/*.c)
-CLI_SRCS := cli/main.c cli/cli.c cli/json.c $(CLI_CMDS)
+CLI_SRCS := cli/main.c cli/cli.c cli/json.c cli/version.c $(CLI_CMDS)
 CLI_OBJS := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRCS))
 CLI_OBJS_ASAN := $(patsubst cli/%.c,$(B)/asan/cli/%.o,$(CLI_SRCS))
 
@@ -31,3 +31,10 @@ $(B)/bin/mkstream: tests/tools/mkstream.c $(B)/lib/libbtrfs-stream.a $(wildcard 
 	$(CC) $(CFLAGS) -Ilib/include -o $@ $< $(B)/lib/libbtrfs-stream.a $(LDLIBS)
 
 BINS += $(B)/bin/btrfs-stream $(B)/bin/mkstream
+
+# --version prints the release number of the top-level VERSION file, the
+# one place it is kept (cli/version.c).
+CLI_VERSION := $(strip $(file < VERSION))
+$(B)/cli/version.o $(B)/asan/cli/version.o: VERSION
+$(B)/cli/version.o $(B)/asan/cli/version.o: override CFLAGS += -DBTRFS_STREAM_VERSION='"$(CLI_VERSION)"'
+UNIT_TESTS += tests/unit/cli-version.t

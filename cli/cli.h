@@ -14,6 +14,14 @@
 
 #define PROG "btrfs-stream"
 
+/*
+ * Highest stream protocol version `send` writes.  Send copies the kernel's
+ * stream unchanged, so this is what the kernel send of this project writes
+ * (BTRFS_SEND_STREAM_VERSION in kernel/patches/0009-*), as Linux 6.1's own
+ * does; v3 only comes from kernels built with CONFIG_BTRFS_DEBUG.
+ */
+#define CLI_SEND_PROTO_MAX 2
+
 struct cli_command {
 	const char *name;
 	/* One-line summary for the global help. */
@@ -51,6 +59,12 @@ bool cli_parse_count(const char *arg, uint64_t *count);
 /* "btrfs-stream NAME: message" on stderr. */
 void cli_error(const struct cli_command *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Print "btrfs-stream VERSION (stream protocol: reads 1-N, writes 1-M)" on
+ * stdout; returns the exit status (1 if stdout could not be written).
+ */
+int cli_print_version(void);
 
 /* CPUs this process may run on (sched_getaffinity), at least 1. */
 unsigned int cli_usable_cpus(void);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * btrfs-stream: entry point.  Parses nothing but the subcommand name and the
- * global --help/--version; each subcommand parses its own options.
+ * global --help/-h and --version/-V; each subcommand parses its own options.
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +19,8 @@ static const struct cli_command *const commands[] = {
 
 static void global_usage(FILE *out)
 {
-	fprintf(out, "usage: %s <command> [<args>]\n\n", PROG);
+	fprintf(out, "usage: %s <command> [<args>]\n", PROG);
+	fprintf(out, "       %s --help | --version\n\n", PROG);
 	fprintf(out, "Commands:\n");
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (!commands[i]->hidden)
@@ -61,6 +62,8 @@ int main(int argc, char **argv)
 		global_usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V"))
+		return cli_print_version();
 	if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {
 			global_usage(stdout);
