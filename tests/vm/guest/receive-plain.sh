@@ -66,5 +66,4 @@ check "second incremental onto the first: equal, recorded" received C $st/C
 # Copying a parent reads its symlinks, which sets their access times (no
 # O_NOATIME for readlink); receive-plain.t checks every other atime.
 check "the parents stay as they were received (atime aside)" treecmp -i atime $src/A $dst/A
-echo "1..$tap_n"
 tap_done
