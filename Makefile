@@ -11,7 +11,7 @@ LDLIBS ?=
 BINS :=
 UNIT_TESTS :=
 
-.PHONY: all deps userspace check check-unit check-vm check-long demo bench kernel series clean
+.PHONY: all deps userspace check check-unit check-vm check-long check-fstests check-fstests-long demo bench kernel series clean
 all: userspace
 
 # Each component owns one fragment; the top level only wires them together.
@@ -53,6 +53,15 @@ check: deps
 	@$(MAKE) --no-print-directory userspace kernel
 	@tests/run-tests --report $(B)/all.results $(UNIT_TESTS) $(SMOKE_TESTS) \
 		$(VM_TESTS) kernel/scripts/check-series
+
+# fstests' send group in the VM, beside the stock module: hours under TCG,
+# so outside make check and CI.  make check-fstests FSTESTS=DIR
+# [MODULE=ours|stock|both] [TESTS="btrfs/278 ..."]; -long runs btrfs/187.
+FSTESTS_ARGS = --module $(or $(MODULE),ours) $(if $(FRESH),--fresh) $(FSTESTS) $(TESTS)
+check-fstests check-fstests-long: deps
+	@test -n "$(FSTESTS)" || { echo "make $@: set FSTESTS=DIR, an xfstests source tree (README.md)" >&2; exit 2; }
+	@$(MAKE) --no-print-directory userspace kernel
+	@tests/fstests/run $(if $(filter %-long,$@),--long) $(FSTESTS_ARGS)
 
 demo: deps
 	@$(MAKE) --no-print-directory userspace kernel
