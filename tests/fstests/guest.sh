@@ -78,6 +78,17 @@ verdict() {
 	fi
 }
 
+# failure_note LOG TEST: fstests' verdict on one line: what failed, the
+# first lines the output got wrong, and fstests' hint of a missing fix.
+failure_note() {
+	sed -n "\\|^$2 |,/^Ran:/p" "$1" | awk '
+		NR == 1 { sub(/^[^ ]+ +([0-9]+s \.\.\. +)?(- )?/, ""); sub(/ *\(see [^)]*\)/, ""); verdict = $0; next }
+		/^    [-+][^-+]/ && changed < 2 { sub(/^    /, ""); diff = diff " `" $0 "`"; changed++; next }
+		/^HINT:|wants .* fix:/ { hint = 1; sub(/^HINT: */, ""); note = note " " $0; next }
+		hint && /^ +[0-9a-f]+ / { sub(/^ +/, ""); note = note " " $0; hint = 0; next }
+		END { printf "%s%s%s", verdict, (diff ? ":" diff : ""), (note ? "; fstests:" note : "") }'
+}
+
 # unmount_all: after a test that was killed, free the devices for the next.
 unmount_all() {
 	local m
@@ -112,7 +123,7 @@ for t in "$@"; do
 	note=
 	case $result in
 	notrun) note=$(tr '\n' ' ' < "$tree/results/$t.notrun" 2>/dev/null) ;;
-	fail) note=$(sed -n "\\|^$t |,/^Ran:/p" "$logs/$name.log" | sed '1s/^[^ ]* *//;/^Ran:/d' | head -n 3 | tr '\n' ' ') ;;
+	fail) note=$(failure_note "$logs/$name.log" "$t") ;;
 	esac
 	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 		result=fail note="killed after ${test_timeout}s (FSTESTS_TEST_TIMEOUT)"

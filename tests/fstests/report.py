@@ -162,8 +162,11 @@ How to read this page:
   one test, including fstests' own set-up and the filesystem checks after
   it, under TCG (no KVM); they are not benchmarks.
 - The last column holds fstests' own reason for each notrun and the start
-  of fstests' verdict for each failure. A kernel warning during a test
-  fails that test ("kernel warning: ...") and the run.
+  of fstests' verdict for each failure (the first lines of output that
+  differ, and the fix fstests names when it knows one). A kernel warning
+  during a test fails that test ("kernel warning: ...") and the run.
+  fstests' full output of a failed test is kept on the machine that ran
+  it, in `build/fstests/results/MODULE/artifacts/` and `logs/`.
 """
 
 
