@@ -7,8 +7,14 @@ tests/fstests/guest.sh).  A module not run this time keeps the column the
 document last recorded, read back from the data block at its end.  The
 table is printed as well.
 
+A failure listed in tests/fstests/known-failures (a fault of the
+userspace fstests drives, not of btrfs.ko) is shown as such and is not the
+module's failure.  With --failures-out FILE, the tests among --selected that
+our module fails for its own part are written there, one per line.
+
 Usage: report.py --doc FILE --xfstests COMMIT [--selected "T..."]
-                 [--ran MODULE=DIR]... TEST...
+                 [--ran MODULE=DIR]... [--known FILE] [--failures-out FILE]
+                 TEST...
 """
 import argparse
 import datetime
@@ -75,13 +81,45 @@ def load_previous(doc):
     return out
 
 
+def load_known(path):
+    """Known failures outside the module: test -> (component, commit, why)."""
+    known = {}
+    if not path:
+        return known
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            test, component, commit, why = line.split(None, 3)
+            known[test] = (component, commit, why)
+    return known
+
+
+KNOWN = {}
+
+
+def known_failure(test, entry):
+    """The component at fault when @entry is @test's known failure."""
+    if entry is None or entry["result"] != "fail" or test not in KNOWN:
+        return None
+    component, commit, _ = KNOWN[test]
+    note = entry["note"]
+    if "kernel warning" in note or f"{component} fix:" not in note or commit not in note:
+        return None
+    return component
+
+
 def cell(text):
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def shown_result(entry):
+def shown_result(test, entry):
     if entry is None:
         return "—"
+    component = known_failure(test, entry)
+    if component:
+        return f"fail ({component})"
     return {"pass": "pass", "notrun": "notrun", "fail": "**FAIL**"}.get(
         entry["result"], entry["result"])
 
@@ -100,16 +138,24 @@ def note_of(columns, test):
             notes[m] = entry["note"]
     if not notes:
         return ""
+    known = [m for m in notes
+             if known_failure(test, columns[m]["results"][test])]
+    if known and len(known) == len(notes):
+        component, commit, why = KNOWN[test]
+        return f"{component} {commit}: {why}"
     if len(set(notes.values())) == 1 and len(notes) == len(MODULES):
         return next(iter(notes.values()))
     return "; ".join(f"{m}: {n}" for m, n in notes.items())
 
 
 def counts(column, tests):
-    c = {"pass": 0, "fail": 0, "notrun": 0, "none": 0}
+    c = {"pass": 0, "fail": 0, "known": 0, "notrun": 0, "none": 0}
     for t in tests:
         entry = column.get("results", {}).get(t)
-        c[entry["result"] if entry else "none"] += 1
+        if known_failure(t, entry):
+            c["known"] += 1
+        else:
+            c[entry["result"] if entry else "none"] += 1
     return c
 
 
@@ -120,21 +166,21 @@ def render(columns, tests):
     lines.append("|" + "|".join("---" for _ in head) + "|")
     for t in tests:
         entries = [columns.get(m, {}).get("results", {}).get(t) for m in MODULES]
-        row = [t] + [shown_result(e) for e in entries] + [shown_seconds(e) for e in entries]
+        row = [t] + [shown_result(t, e) for e in entries] + [shown_seconds(e) for e in entries]
         row.append(cell(note_of(columns, t)))
         lines.append("| " + " | ".join(row) + " |")
     table = "\n".join(lines)
 
-    summary = ["| module | btrfs.ko sha256 | xfstests commit | date | pass | fail | notrun | not recorded |",
-               "|---|---|---|---|---|---|---|---|"]
+    summary = ["| module | btrfs.ko sha256 | xfstests commit | date | pass | fail | fail, not btrfs.ko | notrun | not recorded |",
+               "|---|---|---|---|---|---|---|---|---|"]
     for m in MODULES:
         col = columns.get(m)
         if not col:
-            summary.append(f"| {m} | never run | | | | | | {len(tests)} |")
+            summary.append(f"| {m} | never run | | | | | | | {len(tests)} |")
             continue
         c = counts(col, tests)
         summary.append(f"| {m} | `{col['ko_sha256']}` | `{col['xfstests']}` | {col['date']} "
-                       f"| {c['pass']} | {c['fail']} | {c['notrun']} | {c['none']} |")
+                       f"| {c['pass']} | {c['fail']} | {c['known']} | {c['notrun']} | {c['none']} |")
     return table, "\n".join(summary)
 
 
@@ -165,6 +211,11 @@ How to read this page:
   of fstests' verdict for each failure (the first lines of output that
   differ, and the fix fstests names when it knows one). A kernel warning
   during a test fails that test ("kernel warning: ...") and the run.
+  "fail (btrfs-progs)" is a failure that tests/fstests/known-failures
+  explains as a fault of the userspace fstests drives, not of `btrfs.ko`;
+  it fails on both modules, and the last column says where our own tool
+  is tested for the same thing. Such a failure does not fail the run;
+  any other failure of that test does.
   fstests' full output of a failed test is kept on the machine that ran
   it, in `build/fstests/results/MODULE/artifacts/` and `logs/`.
 """
@@ -176,8 +227,11 @@ def main():
     ap.add_argument("--xfstests", required=True)
     ap.add_argument("--selected", default="")
     ap.add_argument("--ran", action="append", default=[])
+    ap.add_argument("--known")
+    ap.add_argument("--failures-out")
     ap.add_argument("tests", nargs="+")
     args = ap.parse_args()
+    KNOWN.update(load_known(args.known))
 
     columns = load_previous(args.doc)
     for spec in args.ran:
@@ -212,6 +266,14 @@ def main():
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
     os.replace(tmp, args.doc)
+
+    if args.failures_out:
+        ours = columns.get("ours", {}).get("results", {})
+        failed = [t for t in args.tests if t in selected
+                  and ours.get(t, {}).get("result") == "fail"
+                  and not known_failure(t, ours[t])]
+        with open(args.failures_out, "w", encoding="utf-8") as f:
+            f.write("".join(t + "\n" for t in failed))
 
 
 if __name__ == "__main__":
