@@ -9,7 +9,7 @@ packages=(
 	libelf-dev libssl-dev
 	clang llvm libclang-rt-14-dev
 	libzstd-dev zlib1g-dev liblzo2-dev uuid-dev
-	qemu-system-x86 busybox-static btrfs-progs e2fsprogs util-linux
+	qemu-system-x86 busybox-static btrfs-progs e2fsprogs xfsprogs util-linux
 	attr acl strace
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	# make install, make deb, make check-packages (packaging/build.mk)

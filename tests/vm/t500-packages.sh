@@ -61,12 +61,18 @@ report $? "the dkms-built module's vermagic is the packaged kernel's"
 out=$(tests/vm/run --module stock --disks 2 -- \
 	env PKG_ROOT="$work/root" VM_OURS_KO="$ko" tests/vm/guest/packages.sh)
 rc=$?
-echo "$out" | grep -v '^\(not \)\?ok '
+# The guest's results become ours; its plan is checked, not passed on.
+echo "$out" | grep -v '^\(\(not \)\?ok \|1\.\.[0-9]\)'
+guest_plan= guest_n=0
 while read -r line; do
 	case $line in
-	"ok "*) report 0 "guest: ${line#ok * - }" ;;
-	"not ok "*) report 1 "guest: ${line#not ok * - }" ;;
+	"ok "*) guest_n=$((guest_n + 1)); report 0 "guest: ${line#ok * - }" ;;
+	"not ok "*) guest_n=$((guest_n + 1)); report 1 "guest: ${line#not ok * - }" ;;
+	1..[0-9]*) guest_plan=${line#1..} ;;
 	esac
 done <<< "$out"
 report $rc "the guest run ends well (exit $rc)"
+[ "$guest_plan" = "$guest_n" ]
+report $? "the guest ran its plan (planned ${guest_plan:-none}, ran $guest_n)"
+echo "1..$n"
 exit $failed
