@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <btrfs-stream/stream.h>
+#include "../decompress.h"
 
 struct cli_command;
 
@@ -266,10 +267,7 @@ struct recv {
 	char *src_file_path;
 
 	/* Decompression state (encoded.c). */
-	void *zbuf;
-	size_t zcap;
-	void *zlib;
-	void *zstd;
+	struct cli_decomp dz;
 
 	/* The worker thread (jobs.c), NULL when serial. */
 	struct jobs *jobs;
