@@ -70,7 +70,7 @@ int ar_ext_punch(struct ar_extents *x, uint64_t off, uint64_t len)
 	uint64_t end = off + len;
 	uint32_t i, j;
 
-	if (!len)
+	if (!len || !x->n)
 		return 0;
 	i = ar_ext_find(x, off);
 	if (i < x->n && x->v[i].off < off && ext_end(&x->v[i]) > end) {
