@@ -25,7 +25,7 @@ static const char *const ls_usage[] = {
 	"",
 	"--json           one JSON object per line and name",
 	"--subvol NAME    the subvolume NAME of the streams (default: the last)",
-	"-v               say how many inodes and names the tree has",
+	"-v, --verbose    say how many inodes and names the tree has",
 	NULL,
 };
 
