@@ -57,12 +57,14 @@ def main():
             want['rdev'] = {'major': os.major(st.st_rdev), 'minor': os.minor(st.st_rdev)}
         if stat.S_ISLNK(st.st_mode):
             t = os.readlink(full)
+            # Reading a link moves its atime: put it back, as treecmp does,
+            # for whatever reads the tree next (a receive copying it).
+            os.utime(full, ns=(st.st_atime_ns, st.st_mtime_ns), follow_symlinks=False)
             want['target' if 'target' in e else 'target_hex'] = \
                 t.decode('utf-8', 'surrogateescape') if 'target' in e else t.hex()
         if times:
             want['mtime'] = {'sec': st.st_mtime_ns // 10**9, 'nsec': st.st_mtime_ns % 10**9}
-            if not stat.S_ISLNK(st.st_mode):	# reading a symlink moves its atime
-                want['atime'] = {'sec': st.st_atime_ns // 10**9, 'nsec': st.st_atime_ns % 10**9}
+            want['atime'] = {'sec': st.st_atime_ns // 10**9, 'nsec': st.st_atime_ns % 10**9}
         xa = {}
         for n in os.listxattr(full, follow_symlinks=False):
             xa[n] = os.getxattr(full, n, follow_symlinks=False).hex()
