@@ -39,7 +39,8 @@ static int reserve(struct ar_extents *x, uint32_t more)
 		return 0;
 	if ((uint64_t)x->n + more > UINT32_MAX / 2)
 		return -ENOMEM;
-	cap = x->cap ? x->cap : 4;
+	/* Most files have one extent: start with room for exactly that. */
+	cap = x->cap ? x->cap : 1;
 	while (cap < x->n + more)
 		cap *= 2;
 	v = realloc(x->v, (size_t)cap * sizeof(*v));
