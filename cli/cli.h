@@ -78,9 +78,12 @@ unsigned int cli_usable_cpus(void);
  */
 unsigned int cli_stream_read_flags(int fd, bool force_mmap);
 
+extern const struct cli_command cmd_cat;
 extern const struct cli_command cmd_dump;
 extern const struct cli_command cmd_receive;
 extern const struct cli_command cmd_send;
 extern const struct cli_command cmd_diff;
+extern const struct cli_command cmd_extract;
+extern const struct cli_command cmd_ls;
 
 #endif

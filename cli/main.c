@@ -9,8 +9,11 @@
 
 /* One line per subcommand; keep sorted by name. */
 static const struct cli_command *const commands[] = {
+	&cmd_cat,
 	&cmd_diff,
 	&cmd_dump,
+	&cmd_extract,
+	&cmd_ls,
 	&cmd_receive,
 	&cmd_send,
 };

@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <time.h>
 #include <btrfs-stream/stream.h>
+#include "../decompress.h"
 
 struct cli_command;
 
@@ -266,10 +267,7 @@ struct recv {
 	char *src_file_path;
 
 	/* Decompression state (encoded.c). */
-	void *zbuf;
-	size_t zcap;
-	void *zlib;
-	void *zstd;
+	struct cli_decomp dz;
 
 	/* The worker thread (jobs.c), NULL when serial. */
 	struct jobs *jobs;
@@ -312,6 +310,11 @@ const char *recv_quote(char *buf, size_t size, const char *path);
  * for the subvolume's summary instead of being an error.
  */
 bool recv_skip(struct recv *r, uint16_t cmd, int err, const char *path);
+/*
+ * The kind of skip (SKIP_*) that failure err of command cmd is on a plain
+ * destination, or -1 if it is an error there (also used by extract).
+ */
+int recv_skip_kind(uint16_t cmd, int err);
 /* What a kind of skip is called in the summary ("owners", ...). */
 const char *recv_skip_kind_name(int kind);
 void recv_skips_free(struct recv_skips *s);

@@ -23,7 +23,7 @@ static const char *const kind_names[] = {
 	[SKIP_VERITY] = "fs-verity",
 };
 
-static int kind_of(uint16_t cmd, int err)
+int recv_skip_kind(uint16_t cmd, int err)
 {
 	bool unsupported = err == EOPNOTSUPP || err == ENOTTY || err == EINVAL;
 
@@ -49,7 +49,7 @@ bool recv_skip(struct recv *r, uint16_t cmd, int err, const char *path)
 
 	if (r->strict || r->backend != &recv_plain_backend || !r->sv.active)
 		return false;
-	kind = kind_of(cmd, err);
+	kind = recv_skip_kind(cmd, err);
 	if (kind < 0)
 		return false;
 	if (s->n[kind] < SKIP_PATHS_SHOWN && path)

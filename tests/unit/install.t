@@ -34,7 +34,7 @@ else
 	exit 1
 fi
 
-commands="diff dump receive send"
+commands="cat diff dump extract ls receive send"
 expected=$(sort <<LIST
 usr/bin/btrfs-stream
 usr/include/btrfs-stream/errors.h
