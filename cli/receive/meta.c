@@ -292,10 +292,7 @@ enum {
 	BT_COMPRESS = 1u << 11,
 };
 
-/* The FS_*_FL bits a FILEATTR command sets or clears. */
-#define MANAGED_FL (FS_NOCOW_FL | FS_NOCOMP_FL | FS_SYNC_FL | FS_IMMUTABLE_FL | \
-		    FS_APPEND_FL | FS_NODUMP_FL | FS_NOATIME_FL | FS_DIRSYNC_FL | \
-		    FS_COMPR_FL)
+#define MANAGED_FL RECV_MANAGED_FL
 #define LATE_FL (FS_IMMUTABLE_FL | FS_APPEND_FL)
 
 unsigned int recv_btrfs_to_fsflags(uint64_t f)

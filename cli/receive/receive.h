@@ -410,6 +410,10 @@ int recv_enable_verity(void *user, const struct bstream_cmd *c);
  * says otherwise).  True if they were cleared: retry the operation.
  */
 bool recv_unlock(struct recv *r, int dfd, const char *name);
+/* The FS_*_FL bits a FILEATTR command sets or clears. */
+#define RECV_MANAGED_FL (FS_NOCOW_FL | FS_NOCOMP_FL | FS_SYNC_FL | FS_IMMUTABLE_FL | \
+			 FS_APPEND_FL | FS_NODUMP_FL | FS_NOATIME_FL | FS_DIRSYNC_FL | \
+			 FS_COMPR_FL)
 /* Translate btrfs inode flags (FILEATTR) to FS_*_FL. */
 unsigned int recv_btrfs_to_fsflags(uint64_t btrfs_flags);
 /* Apply the deferred immutable/append-only flags of the subvolume. */

@@ -2,15 +2,17 @@
 /*
  * Copying a received tree, for the plain-directory destination's
  * snapshots: every inode type with its owner, mode, xattrs (ACLs and
- * capabilities included) and times, hard links kept, file data shared
- * where the filesystem can (FICLONE) and copied elsewhere.
+ * capabilities included), times and inode flags, hard links kept, file
+ * data shared where the filesystem can (FICLONE) and copied elsewhere,
+ * holes kept as holes.
  *
  * The parent is read without changing its access times (O_NOATIME, which
  * needs ownership or CAP_FOWNER: without it, plain opens).
  *
  * Metadata goes in the order that keeps it: owner, then mode (a chown
  * clears setuid), then xattrs (a chown clears capabilities), then times,
- * and a directory's times after its entries.
+ * and a directory's times after its entries; inode flags last, as
+ * immutable or append-only would refuse the rest.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -88,14 +90,13 @@ static int copy_meta_fd(int src, int dst, const struct stat *st)
 	return copy_xattrs(src, dst, NULL);
 }
 
-static int copy_data(int src, int dst, off_t size)
+/* Copy [off, end) of src to the same place in dst. */
+static int copy_range(int src, int dst, off_t off, off_t end)
 {
-	off_t in = 0, out = 0;
+	off_t in = off, out = off;
 
-	if (!ioctl(dst, FICLONE, src))
-		return 0;
-	while (in < size) {
-		ssize_t n = copy_file_range(src, &in, dst, &out, (size_t)(size - in), 0);
+	while (in < end) {
+		ssize_t n = copy_file_range(src, &in, dst, &out, (size_t)(end - in), 0);
 
 		if (n < 0)
 			return errno;
@@ -103,6 +104,55 @@ static int copy_data(int src, int dst, off_t size)
 			break;
 	}
 	return 0;
+}
+
+/*
+ * Share the data, or copy only where src has data: a copy of every byte
+ * would turn holes into zeros (copy_file_range does so on ext4 and
+ * tmpfs), which a sparse file of many gigabytes cannot afford.
+ */
+static int copy_data(int src, int dst, off_t size)
+{
+	off_t pos = 0;
+	int err;
+
+	if (!ioctl(dst, FICLONE, src))
+		return 0;
+	while (pos < size) {
+		off_t data = lseek(src, pos, SEEK_DATA), hole;
+
+		if (data < 0 && errno == ENXIO)
+			break;
+		if (data < 0)
+			return copy_range(src, dst, pos, size);
+		hole = lseek(src, data, SEEK_HOLE);
+		if (hole < 0)
+			hole = size;
+		err = copy_range(src, dst, data, hole < size ? hole : size);
+		if (err)
+			return err;
+		pos = hole;
+	}
+	return ftruncate(dst, size) ? errno : 0;
+}
+
+/*
+ * The inode flags a FILEATTR can set, as the parent holds them: it
+ * received them here, so the copy can hold them too.
+ */
+static int copy_flags(int src, int dst)
+{
+	int flags, have;
+
+	if (ioctl(src, FS_IOC_GETFLAGS, &flags))
+		return errno == ENOTTY || errno == EOPNOTSUPP ? 0 : errno;
+	flags &= RECV_MANAGED_FL;
+	if (!flags)
+		return 0;
+	if (ioctl(dst, FS_IOC_GETFLAGS, &have))
+		return errno;
+	have |= flags;
+	return ioctl(dst, FS_IOC_SETFLAGS, &have) ? errno : 0;
 }
 
 /* A second link of an inode copied before: link to its copy. */
@@ -156,6 +206,8 @@ static int copy_file(struct copy *cp, int src_dir, int dst_dir, const char *name
 		err = copy_meta_fd(src, dst, st);
 	if (!err && futimens(dst, ts))
 		err = errno;
+	if (!err)
+		err = copy_flags(src, dst);
 	close(src);
 	close(dst);
 	return err ? fail(cp, path, err, "cannot copy") : 0;
@@ -273,6 +325,8 @@ static int copy_dir(struct copy *cp, int src, int dst, const char *path)
 	ts[1] = st.st_mtim;
 	if (!err && futimens(dst, ts))
 		err = errno;
+	if (!err)
+		err = copy_flags(src, dst);
 	return err ? fail(cp, *path ? path : ".", err, "cannot copy") : 0;
 }
 

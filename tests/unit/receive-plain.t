@@ -108,6 +108,44 @@ receive -f "$tmp/incr2" "$D"
 check "chain: second incremental on the first" test $? -eq 0 || sed 's/^/#   /' "$tmp/err"
 check "chain: its change" test "$(stat -c %s "$D/snap2/moved")" = 50
 
+# The copy of a parent keeps inode flags (noatime, nodump; immutable on a
+# directory, set after its entries) and holes.
+U4=44444444-0000-4000-8000-000000000004
+U5=55555555-0000-4000-8000-000000000005
+"$mkstream" -o "$tmp/flagged" <<EOF
+stream version=2
+subvol path=flagged uuid=$U4 ctransid=3
+mkfile path=o257-3-0 ino=257
+rename path=o257-3-0 path_to=f
+write path=f file_offset=0 data=text:flagged
+fileattr path=f fileattr=0x300
+mkfile path=o258-3-0 ino=258
+rename path=o258-3-0 path_to=sparse
+write path=sparse file_offset=0 data=text:head
+write path=sparse file_offset=104857600 data=text:tail
+mkdir path=o259-3-0 ino=259
+rename path=o259-3-0 path_to=imm
+mkfile path=o260-3-0 ino=260
+rename path=o260-3-0 path_to=imm/inside
+fileattr path=imm fileattr=0x40
+end
+EOF
+"$mkstream" -o "$tmp/flagged2" <<EOF
+stream version=2
+snapshot path=flagged2 uuid=$U5 ctransid=4 clone_uuid=$U4 clone_ctransid=3
+end
+EOF
+mkdir "$tmp/fl"
+receive -f "$tmp/flagged" "$tmp/fl" && receive -f "$tmp/flagged2" "$tmp/fl"
+check "flags and holes: received, and the copy of the parent" test $? -eq 0 || sed 's/^/#   /' "$tmp/err"
+# (ext4's extents flag 'e' says how the data is stored: left out)
+flags_of() { lsattr -d "$1" | cut -d' ' -f1 | tr -d -- -e; }
+check "the copy keeps the flags of files and directories" \
+	test "$(flags_of "$tmp/fl/flagged2/f") $(flags_of "$tmp/fl/flagged2/imm")" = "dA i"
+check "the copy keeps holes" eval '[ "$(stat -c %b "$tmp/fl/flagged2/sparse")" -lt 1000 ] &&
+	cmp -s "$tmp/fl/flagged/sparse" "$tmp/fl/flagged2/sparse"'
+chattr -i "$tmp/fl/flagged/imm" "$tmp/fl/flagged2/imm"
+
 # A parent that was never received, and a stream that breaks off: no record.
 receive -f "$tmp/incr" "$tmp"
 check "unknown parent: refused" grep -q "nothing was received into" "$tmp/err"
