@@ -189,6 +189,9 @@ struct late_flags {
 	uint64_t ino;
 	unsigned int flags;		/* FS_IMMUTABLE_FL | FS_APPEND_FL */
 	void *handle;			/* struct file_handle */
+	/* The FILEATTR that asked for them, for messages (path NULL if none). */
+	uint64_t index, offset;
+	char *path;
 };
 
 /*
@@ -207,7 +210,7 @@ struct recv_pending {
 };
 
 /* Failures a plain destination could not avoid, skipped (skips.c). */
-enum { SKIP_OWNER, SKIP_XATTR, SKIP_FLAGS, SKIP_VERITY, SKIP_KINDS };
+enum { SKIP_OWNER, SKIP_DEVICE, SKIP_XATTR, SKIP_FLAGS, SKIP_VERITY, SKIP_KINDS };
 #define SKIP_PATHS_SHOWN 3
 
 struct recv_skips {
@@ -312,6 +315,8 @@ const char *recv_quote(char *buf, size_t size, const char *path);
  * for the subvolume's summary instead of being an error.
  */
 bool recv_skip(struct recv *r, uint16_t cmd, int err, const char *path);
+/* Whether what the destination cannot hold is skipped (else an error). */
+bool recv_may_skip(const struct recv *r);
 /* What a kind of skip is called in the summary ("owners", ...). */
 const char *recv_skip_kind_name(int kind);
 void recv_skips_free(struct recv_skips *s);
