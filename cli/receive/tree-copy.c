@@ -2,12 +2,13 @@
 /*
  * Copying a received tree, for the plain-directory destination's
  * snapshots: every inode type with its owner, mode, xattrs (ACLs and
- * capabilities included), times and inode flags, hard links kept, file
- * data shared where the filesystem can (FICLONE) and copied elsewhere,
- * holes kept as holes.
+ * capabilities included), times, inode flags and fs-verity, hard links
+ * kept, file data shared where the filesystem can (FICLONE) and copied
+ * elsewhere, holes kept as holes.
  *
  * The parent is read without changing its access times (O_NOATIME, which
- * needs ownership or CAP_FOWNER: without it, plain opens).
+ * needs ownership or CAP_FOWNER: without it, plain opens; a symlink's is
+ * put back after readlink).
  *
  * Metadata goes in the order that keeps it: owner, then mode (a chown
  * clears setuid), then xattrs (a chown clears capabilities), then times,
@@ -18,6 +19,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <linux/fsverity.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +158,53 @@ static int copy_flags(int src, int dst)
 	return ioctl(dst, FS_IOC_SETFLAGS, &have) ? errno : 0;
 }
 
+static bool has_verity(int fd)
+{
+	int flags;
+
+	return !ioctl(fd, FS_IOC_GETFLAGS, &flags) && (flags & FS_VERITY_FL);
+}
+
+/*
+ * fs-verity of a parent's file, enabled on the copy (name beneath dst_dir,
+ * which must not be open for writing) with the parent's hash algorithm,
+ * block size, salt and signature: the copy then measures the same.
+ */
+static int copy_verity(int src, int dst_dir, const char *name)
+{
+	struct fsverity_descriptor desc;
+	uint8_t sig[16384];
+	struct fsverity_read_metadata_arg rd = {
+		.metadata_type = FS_VERITY_METADATA_TYPE_DESCRIPTOR,
+		.length = sizeof(desc), .buf_ptr = (uintptr_t)&desc,
+	};
+	struct fsverity_enable_arg en = { .version = 1 };
+	int fd, err = 0;
+	int slen;
+
+	if (ioctl(src, FS_IOC_READ_VERITY_METADATA, &rd) < 0)
+		return errno;
+	rd.metadata_type = FS_VERITY_METADATA_TYPE_SIGNATURE;
+	rd.length = sizeof(sig);
+	rd.buf_ptr = (uintptr_t)sig;
+	slen = ioctl(src, FS_IOC_READ_VERITY_METADATA, &rd);
+	if (slen < 0 && errno != ENODATA)
+		return errno;
+	en.hash_algorithm = desc.hash_algorithm;
+	en.block_size = 1u << desc.log_blocksize;
+	en.salt_size = desc.salt_size;
+	en.salt_ptr = (uintptr_t)desc.salt;
+	en.sig_size = slen > 0 ? (uint32_t)slen : 0;
+	en.sig_ptr = (uintptr_t)sig;
+	fd = openat(dst_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (ioctl(fd, FS_IOC_ENABLE_VERITY, &en))
+		err = errno;
+	close(fd);
+	return err;
+}
+
 /* A second link of an inode copied before: link to its copy. */
 static int link_again(struct copy *cp, const struct stat *st, int dst, const char *name,
 		      const char *path, bool *done)
@@ -204,12 +254,21 @@ static int copy_file(struct copy *cp, int src_dir, int dst_dir, const char *name
 	err = copy_data(src, dst, st->st_size);
 	if (!err)
 		err = copy_meta_fd(src, dst, st);
+	/* Verity refuses a file open for writing; times come after it. */
+	if (!err && has_verity(src)) {
+		close(dst);
+		err = copy_verity(src, dst_dir, name);
+		dst = err ? -1 : openat(dst_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (!err && dst < 0)
+			err = errno;
+	}
 	if (!err && futimens(dst, ts))
 		err = errno;
 	if (!err)
 		err = copy_flags(src, dst);
 	close(src);
-	close(dst);
+	if (dst >= 0)
+		close(dst);
 	return err ? fail(cp, path, err, "cannot copy") : 0;
 }
 
@@ -227,6 +286,14 @@ static int copy_other(struct copy *cp, int src_dir, int dst_dir, const char *nam
 		if (len < 0)
 			return fail(cp, path, errno, "cannot read symlink");
 		target[len] = 0;
+		/*
+		 * readlink updates the parent's atime (there is no O_NOATIME
+		 * for it): put back the one it had, which the parent was
+		 * received with.  Only its ctime shows the copy.
+		 */
+		struct timespec back[2] = { st->st_atim, { .tv_nsec = UTIME_OMIT } };
+
+		utimensat(src_dir, name, back, AT_SYMLINK_NOFOLLOW);
 		if (symlinkat(target, dst_dir, name))
 			return fail(cp, path, errno, "cannot create symlink");
 	} else if (mknodat(dst_dir, name, st->st_mode & (S_IFMT | 0600), st->st_rdev)) {
