@@ -292,10 +292,7 @@ enum {
 	BT_COMPRESS = 1u << 11,
 };
 
-/* The FS_*_FL bits a FILEATTR command sets or clears. */
-#define MANAGED_FL (FS_NOCOW_FL | FS_NOCOMP_FL | FS_SYNC_FL | FS_IMMUTABLE_FL | \
-		    FS_APPEND_FL | FS_NODUMP_FL | FS_NOATIME_FL | FS_DIRSYNC_FL | \
-		    FS_COMPR_FL)
+#define MANAGED_FL RECV_MANAGED_FL
 #define LATE_FL (FS_IMMUTABLE_FL | FS_APPEND_FL)
 
 unsigned int recv_btrfs_to_fsflags(uint64_t f)
@@ -332,16 +329,31 @@ static struct late_flags *late_find(struct recv_subvol *sv, uint64_t ino)
 	return NULL;
 }
 
-/* Remember that fd's inode gets flags at the end (flags 0: forget it). */
+/*
+ * Remember that fd's inode gets flags at the end (flags 0: forget it),
+ * as FILEATTR command c asked (NULL: flags it had before).
+ */
 static int late_set(struct recv_subvol *sv, int fd, uint64_t ino,
-		    unsigned int flags)
+		    unsigned int flags, const struct bstream_cmd *c)
 {
 	struct late_flags *l = late_find(sv, ino);
 	struct file_handle *h;
+	char *path = NULL;
 	int mnt;
 
+	if (c && flags) {
+		path = strdup(c->path);
+		if (!path)
+			return -ENOMEM;
+	}
 	if (l) {
 		l->flags = flags;
+		if (c) {
+			free(l->path);
+			l->path = path;
+			l->index = c->index;
+			l->offset = c->offset;
+		}
 		return 0;
 	}
 	if (!flags)
@@ -350,32 +362,42 @@ static int late_set(struct recv_subvol *sv, int fd, uint64_t ino,
 		size_t cap = sv->late_cap ? 2 * sv->late_cap : 16;
 		struct late_flags *n = realloc(sv->late, cap * sizeof(*n));
 
-		if (!n)
+		if (!n) {
+			free(path);
 			return -ENOMEM;
+		}
 		sv->late = n;
 		sv->late_cap = cap;
 	}
 	h = malloc(sizeof(*h) + MAX_HANDLE_SZ);
-	if (!h)
+	if (!h) {
+		free(path);
 		return -ENOMEM;
+	}
 	h->handle_bytes = MAX_HANDLE_SZ;
 	if (name_to_handle_at(fd, "", h, &mnt, AT_EMPTY_PATH)) {
 		int err = errno;
 
 		free(h);
+		free(path);
 		return -err;
 	}
 	l = &sv->late[sv->nlate++];
 	l->ino = ino;
 	l->flags = flags;
 	l->handle = h;
+	l->path = path;
+	l->index = c ? c->index : 0;
+	l->offset = c ? c->offset : 0;
 	return 0;
 }
 
 void recv_free_late_flags(struct recv_subvol *sv)
 {
-	for (size_t i = 0; i < sv->nlate; i++)
+	for (size_t i = 0; i < sv->nlate; i++) {
 		free(sv->late[i].handle);
+		free(sv->late[i].path);
+	}
 	free(sv->late);
 	sv->late = NULL;
 	sv->nlate = sv->late_cap = 0;
@@ -390,6 +412,40 @@ static int set_flags(int fd, unsigned int clear, unsigned int set)
 	new = (int)(((unsigned int)old & ~clear) | set);
 	if (new != old && ioctl(fd, FS_IOC_SETFLAGS, &new))
 		return -errno;
+	return 0;
+}
+
+/*
+ * On a plain destination, after ret = set_flags(fd, MANAGED_FL, want):
+ * make the inode hold as many of the flags in want as its filesystem does.  Some
+ * filesystems refuse the whole set for one flag they lack (XFS and tmpfs:
+ * EOPNOTSUPP), others drop such a flag silently (ext4: NOCOMP): so the
+ * flags are set one at a time when the set was refused, then read back.
+ * The flags in want that did not hold are left in *lost.
+ */
+static int set_flags_held(int fd, unsigned int want, int ret, unsigned int *lost)
+{
+	int got;
+
+	if (ret) {
+		unsigned int held = 0;
+
+		ret = set_flags(fd, MANAGED_FL, 0);
+		for (unsigned int bit = 1; !ret && bit && bit <= want; bit <<= 1) {
+			if (!(want & bit))
+				continue;
+			ret = set_flags(fd, 0, bit);
+			if (!ret)
+				held |= bit;
+			else if (ret == -EOPNOTSUPP || ret == -ENOTTY || ret == -EINVAL)
+				ret = 0;
+		}
+		if (ret)
+			return ret;
+	}
+	if (ioctl(fd, FS_IOC_GETFLAGS, &got))
+		return errno == ENOTTY || errno == EOPNOTSUPP ? (*lost = want, 0) : -errno;
+	*lost = want & ~(unsigned int)got;
 	return 0;
 }
 
@@ -414,7 +470,12 @@ int recv_apply_late_flags(struct recv *r)
 			err = set_flags(fd, 0, l->flags);
 			close(fd);
 		}
-		if (err) {
+		if (err && l->path) {
+			/* Unprivileged, these flags are what a plain DEST skips. */
+			if (recv_fail_at(r, BTRFS_SEND_C_FILEATTR, l->index, l->offset, l->path, -err,
+					 "cannot set immutable/append-only flags") < 0 || sv->failed)
+				ret = -1;
+		} else if (err) {
 			recv_error(r, "subvolume '%s': cannot set immutable/append-only flags of inode %" PRIu64 ": %s",
 				   sv->name, l->ino, strerror(-err));
 			sv->failed = true;
@@ -444,7 +505,7 @@ bool recv_unlock(struct recv *r, int dfd, const char *name)
 	if (!ioctl(fd, FS_IOC_GETFLAGS, &flags) && (flags & LATE_FL)) {
 		/* An entry exists if a FILEATTR already decided the end state. */
 		if ((late_find(&r->sv, st.st_ino) ||
-		     !late_set(&r->sv, fd, st.st_ino, flags & LATE_FL)) &&
+		     !late_set(&r->sv, fd, st.st_ino, flags & LATE_FL, NULL)) &&
 		    !set_flags(fd, LATE_FL, 0)) {
 			recv_info(r, 2, "inode %llu: immutable/append-only cleared until the subvolume is done",
 				  (unsigned long long)st.st_ino);
@@ -459,7 +520,7 @@ bool recv_unlock(struct recv *r, int dfd, const char *name)
 int recv_fileattr(void *user, const struct bstream_cmd *c)
 {
 	struct recv *r = user;
-	unsigned int fs = recv_btrfs_to_fsflags(c->fileattr);
+	unsigned int fs = recv_btrfs_to_fsflags(c->fileattr), lost = 0;
 	struct fcache_ent *fe;
 	const char *name;
 	struct stat st;
@@ -487,14 +548,19 @@ int recv_fileattr(void *user, const struct bstream_cmd *c)
 		goto out;
 	}
 	ret = set_flags(fd, MANAGED_FL, fs & ~LATE_FL);
+	if (recv_may_skip(r) && (!ret || ret == -EOPNOTSUPP || ret == -ENOTTY || ret == -EINVAL))
+		ret = set_flags_held(fd, fs & ~LATE_FL, ret, &lost);
 	if (!ret)
-		ret = late_set(&r->sv, fd, st.st_ino, fs & LATE_FL);
+		ret = late_set(&r->sv, fd, st.st_ino, fs & LATE_FL, c);
 out:
 	if (own >= 0)
 		close(own);
 	if (ret)
 		return recv_fail(r, c, c->path, -ret, "cannot set inode flags %#" PRIx64 " (FS_*_FL %#x)",
 				 c->fileattr, fs);
+	if (lost)
+		return recv_fail(r, c, c->path, EOPNOTSUPP, "cannot set inode flags FS_*_FL %#x of %#x",
+				 lost, fs & ~LATE_FL);
 	return 0;
 }
 

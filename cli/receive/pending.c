@@ -75,6 +75,26 @@ static void pending_cmd(const struct recv_pending *p, struct bstream_cmd *c,
 
 static const char no_parent[] = "cannot open parent directory";
 
+/*
+ * A device node an unprivileged receive cannot make: an empty file takes
+ * its name, so that the stream's later commands on it (rename, link,
+ * owner, mode, times, unlink) still apply and the tree keeps its shape.
+ * Returns EPERM, which the caller reports and skips.c counts as skipped,
+ * or why the stand-in could not be made either.
+ */
+static int stand_in(int dfd, const char *name, const char **what)
+{
+	int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		*what = "cannot create device node, nor an empty file to stand in for it";
+		return errno;
+	}
+	close(fd);
+	*what = "cannot create device node (an empty file stands in for it)";
+	return EPERM;
+}
+
 /* Create c's inode at c->path; 0, or errno with *what. */
 static int create_at(struct recv *r, const struct bstream_cmd *c, const char **what)
 {
@@ -91,6 +111,8 @@ static int create_at(struct recv *r, const struct bstream_cmd *c, const char **w
 		if (!err || tries || err != EPERM || !recv_unlock(r, dfd, ""))
 			break;
 	}
+	if (err == EPERM && c->cmd == BTRFS_SEND_C_MKNOD && recv_may_skip(r))
+		return stand_in(dfd, name, what);
 	return err;
 }
 
@@ -147,6 +169,9 @@ int recv_rename_pending(struct recv *r, const struct bstream_cmd *c)
 	if (err == EEXIST)
 		return recv_flush_pending(r) < 0 ? -1 : 0;
 	recv_drop_pending(r);
+	/* A device's stand-in: the skip belongs to the MKNOD. */
+	if (err == EPERM && nc.cmd == BTRFS_SEND_C_MKNOD && what != no_parent)
+		return recv_fail(r, &nc, c->path_to, err, "%s", what) < 0 ? -1 : 1;
 	if (err)
 		return recv_fail(r, c, c->path_to, err, "%s",
 				 what == no_parent ? "cannot open parent directory of the new name" : what) < 0 ? -1 : 1;

@@ -190,6 +190,9 @@ struct late_flags {
 	uint64_t ino;
 	unsigned int flags;		/* FS_IMMUTABLE_FL | FS_APPEND_FL */
 	void *handle;			/* struct file_handle */
+	/* The FILEATTR that asked for them, for messages (path NULL if none). */
+	uint64_t index, offset;
+	char *path;
 };
 
 /*
@@ -208,7 +211,7 @@ struct recv_pending {
 };
 
 /* Failures a plain destination could not avoid, skipped (skips.c). */
-enum { SKIP_OWNER, SKIP_XATTR, SKIP_FLAGS, SKIP_VERITY, SKIP_KINDS };
+enum { SKIP_OWNER, SKIP_DEVICE, SKIP_XATTR, SKIP_FLAGS, SKIP_VERITY, SKIP_KINDS };
 #define SKIP_PATHS_SHOWN 3
 
 struct recv_skips {
@@ -315,6 +318,8 @@ bool recv_skip(struct recv *r, uint16_t cmd, int err, const char *path);
  * destination, or -1 if it is an error there (also used by extract).
  */
 int recv_skip_kind(uint16_t cmd, int err);
+/* Whether what the destination cannot hold is skipped (else an error). */
+bool recv_may_skip(const struct recv *r);
 /* What a kind of skip is called in the summary ("owners", ...). */
 const char *recv_skip_kind_name(int kind);
 void recv_skips_free(struct recv_skips *s);
@@ -413,6 +418,10 @@ int recv_enable_verity(void *user, const struct bstream_cmd *c);
  * says otherwise).  True if they were cleared: retry the operation.
  */
 bool recv_unlock(struct recv *r, int dfd, const char *name);
+/* The FS_*_FL bits a FILEATTR command sets or clears. */
+#define RECV_MANAGED_FL (FS_NOCOW_FL | FS_NOCOMP_FL | FS_SYNC_FL | FS_IMMUTABLE_FL | \
+			 FS_APPEND_FL | FS_NODUMP_FL | FS_NOATIME_FL | FS_DIRSYNC_FL | \
+			 FS_COMPR_FL)
 /* Translate btrfs inode flags (FILEATTR) to FS_*_FL. */
 unsigned int recv_btrfs_to_fsflags(uint64_t btrfs_flags);
 /* Apply the deferred immutable/append-only flags of the subvolume. */

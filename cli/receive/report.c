@@ -63,9 +63,20 @@ static int vfail(struct recv *r, uint16_t cmd, uint64_t index, uint64_t offset,
 {
 	char q[320], what[512];
 
-	if (err && recv_skip(r, cmd, err, path))
-		return 0;
 	vsnprintf(what, sizeof(what), fmt, ap);
+	if (err && recv_skip(r, cmd, err, path)) {
+		/*
+		 * Counted for the subvolume's summary; -v lists each one, so
+		 * that what the destination lacks can be told item by item.
+		 */
+		if (r->verbose >= 2)
+			fprintf(stderr, "%s %s: subvolume '%s': skipped command %" PRIu64
+				" (%s) at offset %" PRIu64 ": '%s': %s: %s\n",
+				PROG, r->cmd->name, r->sv.name, index, bstream_cmd_name(cmd),
+				offset, recv_quote(q, sizeof(q), path ? path : ""), what,
+				strerror(err));
+		return 0;
+	}
 	fprintf(stderr, "%s %s: command %" PRIu64 " (%s) at offset %" PRIu64 ": '%s': %s%s%s\n",
 		PROG, r->cmd->name, index, bstream_cmd_name(cmd), offset,
 		recv_quote(q, sizeof(q), path ? path : ""), what,

@@ -2,9 +2,11 @@
 /*
  * What a plain destination cannot hold.  Received as an ordinary user, or
  * onto a filesystem without some feature, some commands cannot be applied
- * there: ownership (chown needs privilege), trusted. and security. xattrs
- * (privilege), user. xattrs (tmpfs of Linux 6.1 has none), inode flags
- * and fs-verity (filesystem support).  Those failures are skipped and
+ * there: ownership (chown needs privilege), device nodes (privilege: an
+ * empty file stands in, so that later commands naming it still apply),
+ * trusted. and security. xattrs (privilege), user. xattrs (tmpfs of Linux
+ * 6.1 has none), inode flags (the immutable and append-only ones need
+ * privilege, the others filesystem support) and fs-verity.  Those failures are skipped and
  * counted, and each subvolume ends with one line per kind: how many and
  * the first paths.  Anything else is an error as usual, and so is
  * everything with --strict, or on btrfs, which can hold all of it.
@@ -18,6 +20,7 @@
 
 static const char *const kind_names[] = {
 	[SKIP_OWNER] = "owners",
+	[SKIP_DEVICE] = "device nodes (empty files stand in for them)",
 	[SKIP_XATTR] = "xattrs",
 	[SKIP_FLAGS] = "inode flags",
 	[SKIP_VERITY] = "fs-verity",
@@ -30,6 +33,8 @@ int recv_skip_kind(uint16_t cmd, int err)
 	switch (cmd) {
 	case BTRFS_SEND_C_CHOWN:
 		return err == EPERM || err == EINVAL ? SKIP_OWNER : -1;
+	case BTRFS_SEND_C_MKNOD:
+		return err == EPERM ? SKIP_DEVICE : -1;
 	case BTRFS_SEND_C_SET_XATTR:
 	case BTRFS_SEND_C_REMOVE_XATTR:
 		return err == EPERM || err == EOPNOTSUPP ? SKIP_XATTR : -1;
@@ -42,12 +47,17 @@ int recv_skip_kind(uint16_t cmd, int err)
 	}
 }
 
+bool recv_may_skip(const struct recv *r)
+{
+	return !r->strict && r->backend == &recv_plain_backend && r->sv.active;
+}
+
 bool recv_skip(struct recv *r, uint16_t cmd, int err, const char *path)
 {
 	struct recv_skips *s = &r->sv.skips;
 	int kind;
 
-	if (r->strict || r->backend != &recv_plain_backend || !r->sv.active)
+	if (!recv_may_skip(r))
 		return false;
 	kind = recv_skip_kind(cmd, err);
 	if (kind < 0)

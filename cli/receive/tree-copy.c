@@ -2,20 +2,25 @@
 /*
  * Copying a received tree, for the plain-directory destination's
  * snapshots: every inode type with its owner, mode, xattrs (ACLs and
- * capabilities included) and times, hard links kept, file data shared
- * where the filesystem can (FICLONE) and copied elsewhere.
+ * capabilities included), times, inode flags and fs-verity, hard links
+ * kept, file data shared where the filesystem can (FICLONE) and copied
+ * elsewhere, holes kept as holes.
  *
  * The parent is read without changing its access times (O_NOATIME, which
- * needs ownership or CAP_FOWNER: without it, plain opens).
+ * needs ownership or CAP_FOWNER: without it, plain opens; a symlink's is
+ * put back after readlink).
  *
  * Metadata goes in the order that keeps it: owner, then mode (a chown
  * clears setuid), then xattrs (a chown clears capabilities), then times,
- * and a directory's times after its entries.
+ * and a directory's times after its entries; inode flags last, as
+ * immutable or append-only would refuse the rest.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <linux/fsverity.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,14 +93,13 @@ static int copy_meta_fd(int src, int dst, const struct stat *st)
 	return copy_xattrs(src, dst, NULL);
 }
 
-static int copy_data(int src, int dst, off_t size)
+/* Copy [off, end) of src to the same place in dst. */
+static int copy_range(int src, int dst, off_t off, off_t end)
 {
-	off_t in = 0, out = 0;
+	off_t in = off, out = off;
 
-	if (!ioctl(dst, FICLONE, src))
-		return 0;
-	while (in < size) {
-		ssize_t n = copy_file_range(src, &in, dst, &out, (size_t)(size - in), 0);
+	while (in < end) {
+		ssize_t n = copy_file_range(src, &in, dst, &out, (size_t)(end - in), 0);
 
 		if (n < 0)
 			return errno;
@@ -103,6 +107,102 @@ static int copy_data(int src, int dst, off_t size)
 			break;
 	}
 	return 0;
+}
+
+/*
+ * Share the data, or copy only where src has data: a copy of every byte
+ * would turn holes into zeros (copy_file_range does so on ext4 and
+ * tmpfs), which a sparse file of many gigabytes cannot afford.
+ */
+static int copy_data(int src, int dst, off_t size)
+{
+	off_t pos = 0;
+	int err;
+
+	if (!ioctl(dst, FICLONE, src))
+		return 0;
+	while (pos < size) {
+		off_t data = lseek(src, pos, SEEK_DATA), hole;
+
+		if (data < 0 && errno == ENXIO)
+			break;
+		if (data < 0)
+			return copy_range(src, dst, pos, size);
+		hole = lseek(src, data, SEEK_HOLE);
+		if (hole < 0)
+			hole = size;
+		err = copy_range(src, dst, data, hole < size ? hole : size);
+		if (err)
+			return err;
+		pos = hole;
+	}
+	return ftruncate(dst, size) ? errno : 0;
+}
+
+/*
+ * The inode flags a FILEATTR can set, as the parent holds them: it
+ * received them here, so the copy can hold them too.
+ */
+static int copy_flags(int src, int dst)
+{
+	int flags, have;
+
+	if (ioctl(src, FS_IOC_GETFLAGS, &flags))
+		return errno == ENOTTY || errno == EOPNOTSUPP ? 0 : errno;
+	flags &= RECV_MANAGED_FL;
+	if (!flags)
+		return 0;
+	if (ioctl(dst, FS_IOC_GETFLAGS, &have))
+		return errno;
+	have |= flags;
+	return ioctl(dst, FS_IOC_SETFLAGS, &have) ? errno : 0;
+}
+
+static bool has_verity(int fd)
+{
+	int flags;
+
+	return !ioctl(fd, FS_IOC_GETFLAGS, &flags) && (flags & FS_VERITY_FL);
+}
+
+/*
+ * fs-verity of a parent's file, enabled on the copy (name beneath dst_dir,
+ * which must not be open for writing) with the parent's hash algorithm,
+ * block size, salt and signature: the copy then measures the same.
+ */
+static int copy_verity(int src, int dst_dir, const char *name)
+{
+	struct fsverity_descriptor desc;
+	uint8_t sig[16384];
+	struct fsverity_read_metadata_arg rd = {
+		.metadata_type = FS_VERITY_METADATA_TYPE_DESCRIPTOR,
+		.length = sizeof(desc), .buf_ptr = (uintptr_t)&desc,
+	};
+	struct fsverity_enable_arg en = { .version = 1 };
+	int fd, err = 0;
+	int slen;
+
+	if (ioctl(src, FS_IOC_READ_VERITY_METADATA, &rd) < 0)
+		return errno;
+	rd.metadata_type = FS_VERITY_METADATA_TYPE_SIGNATURE;
+	rd.length = sizeof(sig);
+	rd.buf_ptr = (uintptr_t)sig;
+	slen = ioctl(src, FS_IOC_READ_VERITY_METADATA, &rd);
+	if (slen < 0 && errno != ENODATA)
+		return errno;
+	en.hash_algorithm = desc.hash_algorithm;
+	en.block_size = 1u << desc.log_blocksize;
+	en.salt_size = desc.salt_size;
+	en.salt_ptr = (uintptr_t)desc.salt;
+	en.sig_size = slen > 0 ? (uint32_t)slen : 0;
+	en.sig_ptr = (uintptr_t)sig;
+	fd = openat(dst_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	if (ioctl(fd, FS_IOC_ENABLE_VERITY, &en))
+		err = errno;
+	close(fd);
+	return err;
 }
 
 /* A second link of an inode copied before: link to its copy. */
@@ -154,10 +254,21 @@ static int copy_file(struct copy *cp, int src_dir, int dst_dir, const char *name
 	err = copy_data(src, dst, st->st_size);
 	if (!err)
 		err = copy_meta_fd(src, dst, st);
+	/* Verity refuses a file open for writing; times come after it. */
+	if (!err && has_verity(src)) {
+		close(dst);
+		err = copy_verity(src, dst_dir, name);
+		dst = err ? -1 : openat(dst_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (!err && dst < 0)
+			err = errno;
+	}
 	if (!err && futimens(dst, ts))
 		err = errno;
+	if (!err)
+		err = copy_flags(src, dst);
 	close(src);
-	close(dst);
+	if (dst >= 0)
+		close(dst);
 	return err ? fail(cp, path, err, "cannot copy") : 0;
 }
 
@@ -175,6 +286,14 @@ static int copy_other(struct copy *cp, int src_dir, int dst_dir, const char *nam
 		if (len < 0)
 			return fail(cp, path, errno, "cannot read symlink");
 		target[len] = 0;
+		/*
+		 * readlink updates the parent's atime (there is no O_NOATIME
+		 * for it): put back the one it had, which the parent was
+		 * received with.  Only its ctime shows the copy.
+		 */
+		struct timespec back[2] = { st->st_atim, { .tv_nsec = UTIME_OMIT } };
+
+		utimensat(src_dir, name, back, AT_SYMLINK_NOFOLLOW);
 		if (symlinkat(target, dst_dir, name))
 			return fail(cp, path, errno, "cannot create symlink");
 	} else if (mknodat(dst_dir, name, st->st_mode & (S_IFMT | 0600), st->st_rdev)) {
@@ -273,6 +392,8 @@ static int copy_dir(struct copy *cp, int src, int dst, const char *path)
 	ts[1] = st.st_mtim;
 	if (!err && futimens(dst, ts))
 		err = errno;
+	if (!err)
+		err = copy_flags(src, dst);
 	return err ? fail(cp, *path ? path : ".", err, "cannot copy") : 0;
 }
 
