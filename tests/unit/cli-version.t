@@ -5,21 +5,7 @@
 # BTRFS_SEND_STREAM_VERSION) and against what the tool does: it reads a
 # stream of the highest version it names and refuses the next one.
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-B=${B:-build}
-case $B in /*) ;; *) B=$root/$B ;; esac
-bs=$B/asan/bin/btrfs-stream
-mkstream=$B/bin/mkstream
-export ASAN_OPTIONS=exitcode=86:detect_leaks=1
-export UBSAN_OPTIONS=halt_on_error=1:exitcode=87:print_stacktrace=1
-
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/tap.sh"
 
 release=$(cat "$root/VERSION")
 reads=$(sed -n 's/^#define BSTREAM_VERSION_MAX[[:space:]]*\([0-9]*\).*/\1/p' \
@@ -62,5 +48,4 @@ check "a version $((reads + 1)) stream is refused (exit $rc)" test $rc -eq 1
 check "  saying which version is supported" \
 	grep -qF "version $((reads + 1)) not supported (max $reads)" "$tmp/err"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish

@@ -12,19 +12,9 @@
 # Everything runs through the ASan/UBSan build.  REGEN=1 rewrites the
 # .out and .json files from the current output (review the diff!).
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-B=${B:-build}
-case $B in /*) ;; *) B=$root/$B ;; esac
-bs=$B/asan/bin/btrfs-stream
-mkstream=$B/bin/mkstream
+. "$(dirname "$0")/tap.sh"
 fixtures=$root/tests/fixtures/diff
-export ASAN_OPTIONS=exitcode=86:detect_leaks=1
-export UBSAN_OPTIONS=halt_on_error=1:exitcode=87:print_stacktrace=1
 
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
 # same EXPECTED ACTUAL: compare files, showing the difference on failure
 same() {
 	if [ "${REGEN:-}" = 1 ] && [ -n "${regen_ok:-}" ]; then cp "$2" "$1"; fi
@@ -32,9 +22,6 @@ same() {
 	diff -u "$1" "$2" | head -n 30 | sed 's/^/#   /'
 	return 1
 }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 scenarios=0
 for src in "$fixtures"/*.txt; do
@@ -104,5 +91,4 @@ expect_fail "cannot open '$tmp/missing'" -f "$tmp/missing"
 expect_fail "'/proc' is not on a btrfs filesystem" /proc /proc
 expect_fail "input is empty" -f /dev/null
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish

@@ -4,21 +4,7 @@
 # NO_FILE_DATA stream must estimate the data stream Linux would send to
 # the byte (docs/send-cli.md).  The sends themselves are VM tests (t4xx).
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-B=${B:-build}
-case $B in /*) ;; *) B=$root/$B ;; esac
-bs=$B/asan/bin/btrfs-stream
-mkstream=$B/bin/mkstream
-export ASAN_OPTIONS=exitcode=86:detect_leaks=1
-export UBSAN_OPTIONS=halt_on_error=1:exitcode=87:print_stacktrace=1
-
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/tap.sh"
 
 # expect_fail TEXT ARGS...: exit 1 and TEXT on stderr, stdout a file
 expect_fail() {
@@ -132,5 +118,4 @@ check "reports the NO_FILE_DATA stream's size" \
 	grep -qx "nodata $(stat -c %s "$tmp/nodata")" "$tmp/est"
 expect_fail "cannot parse the NO_FILE_DATA stream" --estimate-from /dev/null
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish

@@ -21,24 +21,11 @@
 # Hostile streams run through the ASan/UBSan build; every one must exit 1
 # (never crash) with the library's message.
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-B=${B:-build}
-case $B in /*) ;; *) B=$root/$B ;; esac
+. "$(dirname "$0")/tap.sh"
 dump=$B/asan/bin/btrfs-stream
 plain=$B/bin/btrfs-stream
-mkstream=$B/bin/mkstream
 fixtures=$root/tests/fixtures/streams
-export ASAN_OPTIONS=exitcode=86:detect_leaks=1
-export UBSAN_OPTIONS=halt_on_error=1:exitcode=87:print_stacktrace=1
 export TZ=UTC
-
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 if command -v btrfs >/dev/null && btrfs receive --help 2>&1 | grep -q -- --dump; then
 	ok "btrfs-progs is installed: btrfs receive --dump is the oracle"
@@ -239,5 +226,4 @@ else
 	not_ok "unprivileged reading: run as root, to make a root-owned stream"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+finish

@@ -14,22 +14,9 @@
 # stream-dump.t compares their dumps with the committed .dump files and with
 # btrfs receive --dump.
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-B=${B:-build}
-case $B in /*) ;; *) B=$root/$B ;; esac
+. "$(dirname "$0")/tap.sh"
 fixtures=$root/tests/fixtures/streams
 dump=$B/bin/btrfs-stream
-export ASAN_OPTIONS=exitcode=86:detect_leaks=1
-export UBSAN_OPTIONS=halt_on_error=1:exitcode=87:print_stacktrace=1
-
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
-finish() { echo "1..$n"; [ "$failed" -eq 0 ]; exit; }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # The round-trip driver: reads IN (MODE fd, mmap, mem or stdin) and writes
 # every command again, with a stream header wherever the input had one.

@@ -13,22 +13,8 @@
 # bytes (not a multiple of the block size) and the default 1 MiB.  A
 # mutation of the block CRC merge or of the slot hand-over fails it.
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd)
-B=${B:-build}
-case $B in /*) ;; *) B=$root/$B ;; esac
-mkstream=$B/bin/mkstream
+. "$(dirname "$0")/tap.sh"
 dump=$B/bin/btrfs-stream
-export ASAN_OPTIONS=exitcode=86:detect_leaks=1
-export UBSAN_OPTIONS=halt_on_error=1:exitcode=87:print_stacktrace=1
-
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
-finish() { echo "1..$n"; [ "$failed" -eq 0 ]; exit; }
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 
 # rd MODE BUF_SIZE E IN OUT LOG: read IN (MODE file, stdin or mem; E is
 # "e" for BSTREAM_READ_STOP_AT_END or "-"), re-encode every good command to
