@@ -242,6 +242,8 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 	}
 	if (!r.backend)
 		choose_backend(&r);
+	/* Root needs no owner's bits to work in a directory (modes.c). */
+	r.hold_modes = r.backend == &recv_plain_backend && geteuid() != 0;
 	r.search_fd = r.dest_fd;
 	r.search_name = r.dest_name;
 	if (rootmount && !chroot_dest) {

@@ -49,7 +49,7 @@ static int plain_snapshot(struct recv *r, int parent_fd, const char *name)
 	fd = openat(r->dest_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
-	err = recv_tree_copy(parent_fd, fd, why, sizeof(why));
+	err = recv_tree_copy(parent_fd, fd, recv_held_of(r), why, sizeof(why));
 	close(fd);
 	if (err)
 		recv_error(r, "copying the parent into '%s': %s: %s", name, why, strerror(err));

@@ -142,8 +142,12 @@ int recv_chmod(void *user, const struct bstream_cmd *c)
 	if (ret <= 0)
 		return ret;
 	if (fd >= 0) {
-		struct fdop op = { .type = FDOP_CHMOD, .fd = fd, .a = mode };
+		struct fdop op = { .type = FDOP_CHMOD, .fd = fd };
 		char why[160];
+
+		if (recv_held_of(r) && !fstat(fd, &st))
+			mode = recv_hold_mode(recv_held_of(r), fd, -1, NULL, &st, mode);
+		op.a = mode;
 
 		err = fd_op(r, c, fe, &op, why, sizeof(why));
 		if (fe)
@@ -155,6 +159,7 @@ int recv_chmod(void *user, const struct bstream_cmd *c)
 		return recv_fail(r, c, c->path, errno, "cannot find inode");
 	if (S_ISLNK(st.st_mode))
 		return recv_fail(r, c, c->path, 0, "refusing to chmod a symlink");
+	mode = recv_hold_mode(recv_held_of(r), -1, dfd, name, &st, mode);
 	for (int tries = 0;; tries++) {
 		ret = fchmodat(dfd, name, mode, 0);
 		err = ret ? errno : 0;

@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <stdint.h>
 #include <time.h>
 #include <btrfs-stream/stream.h>
@@ -219,6 +220,13 @@ struct recv_skips {
 	char *first[SKIP_KINDS][SKIP_PATHS_SHOWN];
 };
 
+/* Modes held back while an unprivileged user receives (modes.c). */
+struct held_mode;
+struct recv_held {
+	struct held_mode *v;
+	size_t n, cap;
+};
+
 struct recv_subvol {
 	bool active;			/* between SUBVOL/SNAPSHOT and finalisation */
 	bool failed;			/* an error happened: never mark as received */
@@ -236,6 +244,7 @@ struct recv_subvol {
 	struct late_flags *late;
 	size_t nlate, late_cap;
 	struct recv_skips skips;
+	struct recv_held held;
 };
 
 struct recv {
@@ -248,6 +257,7 @@ struct recv {
 	bool strict;			/* what the destination cannot hold is an error */
 	const struct recv_backend *backend;	/* what DEST is */
 	bool chrooted;
+	bool hold_modes;		/* plain backend, unprivileged: modes.c */
 
 	/* Destination, and where parents and clone sources may be. */
 	const char *dest_name;		/* for messages */
@@ -339,7 +349,14 @@ int recv_uuid_parse(const char *s, uint8_t *u);
  * Copy the tree beneath directory src into the empty directory dst, and
  * dst's own metadata from src: 0, or an errno with what failed in why.
  */
-int recv_tree_copy(int src, int dst, char *why, size_t wlen);
+int recv_tree_copy(int src, int dst, struct recv_held *held, char *why, size_t wlen);
+
+/* modes.c */
+struct recv_held *recv_held_of(struct recv *r);
+mode_t recv_hold_mode(struct recv_held *h, int fd, int dfd, const char *name,
+		      const struct stat *st, mode_t mode);
+int recv_apply_held_modes(struct recv_held *h, int root_fd, char *why, size_t wlen);
+void recv_held_free(struct recv_held *h);
 
 /* ---------------------------------------------------------------------- */
 /* apply.c                                                                 */

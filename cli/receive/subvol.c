@@ -239,6 +239,7 @@ static void close_subvol(struct recv *r)
 	recv_free_late_flags(sv);
 	report_skips(r);
 	recv_skips_free(&sv->skips);
+	recv_held_free(&sv->held);
 	if (sv->root_fd >= 0)
 		close(sv->root_fd);
 	sv->root_fd = -1;
@@ -260,6 +261,19 @@ void recv_abandon_subvol(struct recv *r)
 	close_subvol(r);
 }
 
+/* The modes an unprivileged receive held back (modes.c), once the tree is complete. */
+static void apply_held_modes(struct recv *r)
+{
+	char why[160] = "";
+	int err = recv_apply_held_modes(recv_held_of(r), r->sv.root_fd, why, sizeof(why));
+
+	if (!err)
+		return;
+	recv_error(r, "subvolume '%s': %s: %s", r->sv.name, why, strerror(err));
+	r->sv.failed = true;
+	r->errors++;
+}
+
 int recv_finish_subvol(struct recv *r)
 {
 	struct recv_subvol *sv = &r->sv;
@@ -279,6 +293,7 @@ int recv_finish_subvol(struct recv *r)
 			sv->failed = true;
 			r->errors++;
 		}
+		apply_held_modes(r);
 		recv_apply_late_flags(r);
 	}
 	if (!sv->created || sv->failed) {

@@ -14,6 +14,11 @@
  * clears setuid), then xattrs (a chown clears capabilities), then times,
  * and a directory's times after its entries; inode flags last, as
  * immutable or append-only would refuse the rest.
+ *
+ * Received by an ordinary user, the copy holds back modes that would
+ * keep the stream from working in it (modes.c), and a parent's file or
+ * directory that its owner may not read is opened up for the copy and put
+ * back (only its ctime shows it).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -40,6 +45,7 @@ struct linked {
 
 struct copy {
 	int dst_root;
+	struct recv_held *held;		/* unprivileged: modes.c */
 	struct linked *links;
 	size_t nlinks, cap;
 	char *why;
@@ -84,13 +90,36 @@ static int copy_xattrs(int src, int dst, const char *name)
 }
 
 /* Owner, mode and xattrs of an open inode (times come last, separately). */
-static int copy_meta_fd(int src, int dst, const struct stat *st)
+static int copy_meta_fd(struct copy *cp, int src, int dst, const struct stat *st)
 {
+	mode_t mode = st->st_mode & 07777;
+	struct stat own;
+
 	if (fchown(dst, st->st_uid, st->st_gid))
 		return errno;
-	if (fchmod(dst, st->st_mode & 07777))
+	if (cp->held && !fstat(dst, &own))
+		mode = recv_hold_mode(cp->held, dst, -1, NULL, &own, mode);
+	if (fchmod(dst, mode))
 		return errno;
 	return copy_xattrs(src, dst, NULL);
+}
+
+/*
+ * Unprivileged: let the owner read (and search) a parent's inode for the
+ * copy.  True when its mode was changed; put_back_src undoes it.
+ */
+static bool open_up_src(struct copy *cp, int dir, const char *name, const struct stat *st)
+{
+	mode_t need = S_ISDIR(st->st_mode) ? S_IRUSR | S_IXUSR : S_IRUSR;
+
+	if (!cp->held || st->st_uid != geteuid() || (st->st_mode & need) == need)
+		return false;
+	return !fchmodat(dir, name, (st->st_mode & 07777) | need, 0);
+}
+
+static void put_back_src(int dir, const char *name, const struct stat *st)
+{
+	fchmodat(dir, name, st->st_mode & 07777, 0);
 }
 
 /* Copy [off, end) of src to the same place in dst. */
@@ -236,8 +265,22 @@ static int link_again(struct copy *cp, const struct stat *st, int dst, const cha
 	return 0;
 }
 
+static int copy_file_as(struct copy *cp, int src_dir, int dst_dir, const char *name,
+			const char *path, const struct stat *st);
+
 static int copy_file(struct copy *cp, int src_dir, int dst_dir, const char *name,
 		     const char *path, const struct stat *st)
+{
+	bool opened = open_up_src(cp, src_dir, name, st);
+	int err = copy_file_as(cp, src_dir, dst_dir, name, path, st);
+
+	if (opened)
+		put_back_src(src_dir, name, st);
+	return err;
+}
+
+static int copy_file_as(struct copy *cp, int src_dir, int dst_dir, const char *name,
+			const char *path, const struct stat *st)
 {
 	struct timespec ts[2] = { st->st_atim, st->st_mtim };
 	int src, dst, err;
@@ -253,7 +296,7 @@ static int copy_file(struct copy *cp, int src_dir, int dst_dir, const char *name
 	}
 	err = copy_data(src, dst, st->st_size);
 	if (!err)
-		err = copy_meta_fd(src, dst, st);
+		err = copy_meta_fd(cp, src, dst, st);
 	/* Verity refuses a file open for writing; times come after it. */
 	if (!err && has_verity(src)) {
 		close(dst);
@@ -321,13 +364,14 @@ static int copy_other(struct copy *cp, int src_dir, int dst_dir, const char *nam
 	return err ? fail(cp, path, err, "cannot copy") : 0;
 }
 
-static int copy_dir(struct copy *cp, int src, int dst, const char *path);
+static int copy_dir(struct copy *cp, int src, int dst, const char *path,
+		    const struct stat *own);
 
 static int copy_entry(struct copy *cp, int src_dir, int dst_dir, const char *name,
 		      const char *path)
 {
 	struct stat st;
-	bool linked;
+	bool linked, opened;
 	int err, s, d;
 
 	if (fstatat(src_dir, name, &st, AT_SYMLINK_NOFOLLOW))
@@ -343,19 +387,26 @@ static int copy_entry(struct copy *cp, int src_dir, int dst_dir, const char *nam
 		return copy_other(cp, src_dir, dst_dir, name, path, &st);
 	if (mkdirat(dst_dir, name, 0700))
 		return fail(cp, path, errno, "cannot create directory");
+	opened = open_up_src(cp, src_dir, name, &st);
 	s = open_src(src_dir, name, O_RDONLY | O_DIRECTORY);
 	d = openat(dst_dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	err = s < 0 || d < 0 ? fail(cp, path, errno, "cannot open directory")
-			     : copy_dir(cp, s, d, path);
+			     : copy_dir(cp, s, d, path, &st);
 	if (s >= 0)
 		close(s);
 	if (d >= 0)
 		close(d);
+	if (opened)
+		put_back_src(src_dir, name, &st);
 	return err;
 }
 
-/* The entries of src into dst, then dst's own metadata and times. */
-static int copy_dir(struct copy *cp, int src, int dst, const char *path)
+/*
+ * The entries of src into dst, then dst's own metadata and times (from
+ * own, src's own as it was before open_up_src, or from src if NULL).
+ */
+static int copy_dir(struct copy *cp, int src, int dst, const char *path,
+		    const struct stat *own)
 {
 	struct timespec ts[2];
 	struct dirent *de;
@@ -387,7 +438,9 @@ static int copy_dir(struct copy *cp, int src, int dst, const char *path)
 		return err;
 	if (fstat(src, &st))
 		return fail(cp, path, errno, "cannot find");
-	err = copy_meta_fd(src, dst, &st);
+	if (own)
+		st.st_mode = own->st_mode;
+	err = copy_meta_fd(cp, src, dst, &st);
 	ts[0] = st.st_atim;
 	ts[1] = st.st_mtim;
 	if (!err && futimens(dst, ts))
@@ -397,10 +450,10 @@ static int copy_dir(struct copy *cp, int src, int dst, const char *path)
 	return err ? fail(cp, *path ? path : ".", err, "cannot copy") : 0;
 }
 
-int recv_tree_copy(int src, int dst, char *why, size_t wlen)
+int recv_tree_copy(int src, int dst, struct recv_held *held, char *why, size_t wlen)
 {
-	struct copy cp = { .dst_root = dst, .why = why, .wlen = wlen };
-	int err = copy_dir(&cp, src, dst, "");
+	struct copy cp = { .dst_root = dst, .held = held, .why = why, .wlen = wlen };
+	int err = copy_dir(&cp, src, dst, "", NULL);
 
 	for (size_t i = 0; i < cp.nlinks; i++)
 		free(cp.links[i].path);

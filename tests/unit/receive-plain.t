@@ -236,7 +236,68 @@ EOF
 		"chown null fileattr locked mknod null mknod sda3 set_xattr locked " ||
 		{ echo "#   got: $(skipped)"; sed 's/^/#   /' "$tmp/err"; }
 	check "ordinary user: recorded as received" test -f "$tmp/user3/.btrfs-stream/devs"
+
+	# Modes that keep the owner out (a directory without w or x, a file
+	# without r or w), set before the stream is done with the inode: a
+	# full stream fills the directory after its CHMOD, an incremental one
+	# writes the file, adds to the directory, clones from the file, and
+	# copies a parent holding them.  Root never minds; an ordinary user
+	# gets the modes exactly all the same (cli/receive/modes.c).
+	"$mkstream" -o "$tmp/shut" <<EOF
+stream version=1
+subvol path=shut uuid=$U3 ctransid=5
+mkdir path=o257-5-0 ino=257
+rename path=o257-5-0 path_to=d
+chmod path=d mode=0500
+utimes path=d atime=20 mtime=21 ctime=22
+mkfile path=o258-5-0 ino=258
+rename path=o258-5-0 path_to=d/f
+write path=d/f file_offset=0 data=text:first
+chmod path=d/f mode=0000
+mkdir path=o259-5-0 ino=259
+rename path=o259-5-0 path_to=d/sub
+chmod path=d/sub mode=0
+mkfile path=o260-5-0 ino=260
+rename path=o260-5-0 path_to=ro
+write path=ro file_offset=0 data=text:read-only
+chmod path=ro mode=0444
+utimes path=d atime=20 mtime=21 ctime=22
+chmod path= mode=0555
+end
+EOF
+	U6=66666666-0000-4000-8000-000000000006
+	"$mkstream" -o "$tmp/shut2" <<EOF
+stream version=1
+snapshot path=shut2 uuid=$U6 ctransid=6 clone_uuid=$U3 clone_ctransid=5
+write path=ro file_offset=0 data=text:READ
+mkfile path=o261-6-0 ino=261
+rename path=o261-6-0 path_to=d/new
+clone file_offset=0 clone_len=5 path=d/new clone_uuid=$U6 clone_ctransid=6 clone_path=d/f clone_offset=0
+mkfile path=o262-6-0 ino=262
+rename path=o262-6-0 path_to=d/sub/deep
+utimes path=d atime=30 mtime=31 ctime=32
+end
+EOF
+	mkdir "$tmp/user4" && chown 65534:65534 "$tmp/user4"
+	as_nobody "$recv" receive -f "$tmp/shut" "$tmp/user4" > "$tmp/out" 2> "$tmp/err"
+	check "ordinary user, shut modes: full stream received" test $? -eq 0 || sed 's/^/#   /' "$tmp/err"
+	modes() { (cd "$1" && stat -c '%n %a' . d d/f d/sub ro "${@:2}" | tr '\n' ' '); }
+	check "ordinary user, shut modes: every mode as sent" \
+		test "$(modes "$tmp/user4/shut")" = ". 555 d 500 d/f 0 d/sub 0 ro 444 " ||
+		echo "#   got: $(modes "$tmp/user4/shut")"
+	as_nobody "$recv" receive -f "$tmp/shut2" "$tmp/user4" > "$tmp/out" 2> "$tmp/err"
+	check "ordinary user, shut modes: incremental onto a copy of them" test $? -eq 0 ||
+		sed 's/^/#   /' "$tmp/err"
+	check "ordinary user, shut modes: the copy's modes, new entries in shut directories" \
+		test "$(modes "$tmp/user4/shut2" d/new d/sub/deep)" = ". 555 d 500 d/f 0 d/sub 0 ro 444 d/new 600 d/sub/deep 600 " ||
+		echo "#   got: $(modes "$tmp/user4/shut2" d/new d/sub/deep)"
+	check "ordinary user, shut modes: data written and cloned, times kept" \
+		test "$(cat "$tmp/user4/shut2/ro" "$tmp/user4/shut2/d/new"):$(stat -c %Y "$tmp/user4/shut2/d")" = "READ-onlyfirst:31"
+	check "ordinary user, shut modes: the parent as it was" \
+		test "$(modes "$tmp/user4/shut"):$(cat "$tmp/user4/shut/ro")" = ". 555 d 500 d/f 0 d/sub 0 ro 444 :read-only"
+	chmod -R u+rwx "$tmp/user4"
 else
+
 	n=$((n + 1)); failed=$((failed + 1))
 	echo "not ok $n - ordinary user receive: run as root, to switch to user nobody"
 fi
