@@ -388,6 +388,7 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 		goto out;
 	}
 	ops.error = on_lib_error;
+	r.rd = rd;
 	r.files.close_fd = recv_jobs_close;
 	r.files.close_ctx = &r;
 	start_worker(&r, worker);

@@ -293,6 +293,7 @@ struct recv_resume {
 	struct resume_state *st;	/* what the state file says */
 	struct resume_token cur;	/* commands applied so far */
 	uint32_t hdr_version;		/* the current substream's header */
+	bool hdr_continuation;		/* ... marks a continuation stream */
 	uint64_t hdr_offset, hdr_index;
 	uint64_t last_index;		/* reader index of the last command seen */
 	uint64_t idx_base, off_base;	/* reader index/offset minus the stream's */
@@ -332,8 +333,9 @@ struct recv {
 	int src_file_root;
 	char *src_file_path;
 
-	/* Resume tracking (resume.c). */
+	/* Resume tracking (resume.c), and the reader, for its header. */
 	struct recv_resume resume;
+	const struct bstream_reader *rd;
 
 	/* Decompression state (encoded.c). */
 	struct cli_decomp dz;

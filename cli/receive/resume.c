@@ -74,7 +74,13 @@ int recv_resume_interrupted(void)
 
 int recv_resume_before(struct recv *r, const struct bstream_cmd *c)
 {
-	r->resume.last_index = c->index;
+	struct recv_resume *rs = &r->resume;
+
+	rs->last_index = c->index;
+	if (rs->hdr_continuation && c->index - rs->hdr_index == 1 && c->cmd != RESUME_CMD) {
+		recv_fail(r, c, c->path, 0, "a continuation stream must open with its resume command");
+		return -1;
+	}
 	if (!interrupted)
 		return 0;
 	recv_error(r, "interrupted by signal %d (%s) before command %" PRIu64 " at offset %" PRIu64,
@@ -87,6 +93,7 @@ int recv_resume_header(void *user, uint32_t version, uint64_t offset)
 	struct recv *r = user;
 
 	r->resume.hdr_version = version;
+	r->resume.hdr_continuation = r->rd && bstream_reader_continuation(r->rd);
 	r->resume.hdr_offset = offset;
 	r->resume.hdr_index = r->resume.last_index;
 	return 0;
@@ -557,8 +564,8 @@ static int resume_cmd(struct recv *r, const struct bstream_cmd *c)
 	const char *bad;
 	int ret, root;
 
-	if (r->sv.active || c->index - rs->hdr_index != 1)
-		return recv_fail(r, c, NULL, 0, "a resume command must open its stream");
+	if (!rs->hdr_continuation || r->sv.active || c->index - rs->hdr_index != 1)
+		return recv_fail(r, c, NULL, 0, "a resume command must open a continuation stream");
 	if (token_of(c, rs->hdr_version, &t))
 		return recv_fail(r, c, NULL, 0, "resume command: attribute missing or malformed");
 	resume_uuid_str(t.uuid, us);

@@ -5,8 +5,9 @@
  * stream is read and checked command by command; nothing is written
  * until the prefix, commands 1..K, has matched the token in stream,
  * length and checksum.  Then the continuation goes out: a stream header
- * of the same version, the private RESUME_CMD that names the stream and
- * the point, and every command after K as it came.
+ * of the same version marked BSTREAM_VERSION_CONTINUATION (which other
+ * receivers refuse outright), the private RESUME_CMD that names the
+ * stream and the point, and every command after K as it came.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -65,7 +66,7 @@ static int check_point(const struct resume_token *t, const struct bstream_cmd *c
 
 static int write_resume_cmd(struct bstream_writer *w, const struct resume_token *t)
 {
-	int ret = bstream_write_header(w, t->version);
+	int ret = bstream_write_header(w, t->version | BSTREAM_VERSION_CONTINUATION);
 
 	if (!ret)
 		ret = bstream_cmd_begin(w, RESUME_CMD);

@@ -123,6 +123,8 @@ cont "$tok" "$tmp/full" > "$tmp/cont"
 check "send --resume --stream writes a continuation" test $? -eq 0
 check "the continuation is the rest of the stream plus a header and one command" \
 	eval '[ $(( $(stat -c %s "$tmp/cont") - (size - o) )) -gt 17 ] && [ $(( $(stat -c %s "$tmp/cont") - (size - o) )) -lt 200 ]'
+check "its header marks a continuation (version 0x10001: other receivers refuse it)" \
+	test "$(od -An -tx1 -j13 -N4 "$tmp/cont" | tr -d ' ')" = 01000100
 recv -f "$tmp/cont" "$D"
 check "the continuation is received" test $? -eq 0
 check "the result equals an uninterrupted receive" same "$tmp/ref/vol" "$D/vol"
