@@ -23,6 +23,8 @@
 static const char *const receive_usage[] = {
 	"receive [options] DEST",
 	"receive --dump [options]",
+	"receive --list-partial DEST",
+	"receive --resume-token DEST/NAME | --abort DEST/NAME",
 	"",
 	"Receive subvolumes from a send stream into the directory DEST.  On btrfs,",
 	"each subvolume is created (or snapshotted from its parent, found by UUID),",
@@ -46,6 +48,14 @@ static const char *const receive_usage[] = {
 	"--strict                  plain: fail on what DEST cannot hold (owners as an",
 	"                          ordinary user, xattrs, inode flags) instead of",
 	"                          skipping it with a summary per subvolume",
+	"--resumable               keep an interrupted subvolume resumable: checkpoints",
+	"                          while receiving, resume state in DEST/.btrfs-stream-resume",
+	"                          (docs/resume.md); 'send --resume TOKEN' continues it",
+	"--checkpoint-every SIZE   stream bytes between checkpoints (K, M, G suffixes;",
+	"                          default 256M)",
+	"--list-partial            list the partial subvolumes of DEST that can be resumed",
+	"--resume-token DEST/NAME  print the token that resumes partial subvolume NAME",
+	"--abort DEST/NAME         remove partial subvolume NAME and its resume state",
 	"--dump                    print the commands as 'btrfs-stream dump' does",
 	"-v, --verbose             more messages (repeat for one line per command)",
 	"-q, --quiet               errors only",
@@ -127,10 +137,83 @@ static void choose_backend(struct recv *r)
 	recv_info(r, 1, "'%s' is not on btrfs: receiving into plain directories", r->dest_name);
 }
 
+/* SIZE with an optional K, M or G suffix (powers of 1024). */
+static bool parse_size(const char *arg, uint64_t *size)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || end == arg || *arg == '-')
+		return false;
+	if (*end == 'K' || *end == 'k')
+		shift = 10;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30;
+	if (shift)
+		end++;
+	if (*end || v > (UINT64_MAX >> shift) || !v)
+		return false;
+	*size = (uint64_t)v << shift;
+	return true;
+}
+
+enum partial_action { PARTIAL_NONE, PARTIAL_LIST, PARTIAL_TOKEN, PARTIAL_ABORT };
+
+/* --list-partial DEST, --resume-token DEST/NAME, --abort DEST/NAME. */
+static int run_partial(struct recv *r, enum partial_action action, const char *arg)
+{
+	char *copy = strdup(arg), *slash, *name = NULL;
+	int ret = 1;
+
+	if (!copy) {
+		cli_error(r->cmd, "out of memory");
+		return 1;
+	}
+	r->dest_name = copy;
+	if (action != PARTIAL_LIST) {
+		size_t len = strlen(copy);
+
+		while (len > 1 && copy[len - 1] == '/')
+			copy[--len] = 0;
+		slash = strrchr(copy, '/');
+		name = slash ? slash + 1 : copy;
+		r->dest_name = slash ? copy : ".";
+		if (slash == copy)
+			r->dest_name = "/";
+		if (slash)
+			*slash = 0;
+	}
+	r->dest_fd = open(r->dest_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->dest_fd < 0) {
+		cli_error(r->cmd, "cannot open '%s': %s", r->dest_name, strerror(errno));
+		goto out;
+	}
+	if (!r->backend)
+		r->backend = &recv_plain_backend;
+	if (action == PARTIAL_LIST)
+		ret = recv_resume_list(r);
+	else if (action == PARTIAL_TOKEN)
+		ret = recv_resume_print_token(r, name);
+	else
+		ret = recv_resume_abort(r, name);
+out:
+	recv_resume_free(r);
+	if (r->dest_fd >= 0)
+		close(r->dest_fd);
+	free(copy);
+	return ret;
+}
+
 static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 {
 	enum { OPT_DUMP = 256, OPT_FORCE_DECOMPRESS, OPT_BACKEND, OPT_PLAIN, OPT_STRICT,
-	       OPT_SERIAL, OPT_WORKER };
+	       OPT_SERIAL, OPT_WORKER, OPT_RESUMABLE, OPT_CKPT_EVERY, OPT_LIST_PARTIAL,
+	       OPT_RESUME_TOKEN, OPT_ABORT };
 	static const struct option longopts[] = {
 		{ "file", required_argument, NULL, 'f' },
 		{ "chroot", no_argument, NULL, 'C' },
@@ -141,6 +224,11 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 		{ "force-decompress", no_argument, NULL, OPT_FORCE_DECOMPRESS },
 		{ "backend", required_argument, NULL, OPT_BACKEND },
 		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "resumable", no_argument, NULL, OPT_RESUMABLE },
+		{ "checkpoint-every", required_argument, NULL, OPT_CKPT_EVERY },
+		{ "list-partial", no_argument, NULL, OPT_LIST_PARTIAL },
+		{ "resume-token", required_argument, NULL, OPT_RESUME_TOKEN },
+		{ "abort", required_argument, NULL, OPT_ABORT },
 		/* Hidden, older name of --backend plain (host-side tests). */
 		{ "plain-dirs", no_argument, NULL, OPT_PLAIN },
 		/* Hidden: no worker thread, or one even on one CPU (comparisons, tests). */
@@ -151,7 +239,10 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 	struct recv r = {
 		.cmd = cmd, .verbose = 1, .max_errors = 1,
 		.dest_fd = -1, .search_fd = -1, .src_file_fd = -1,
+		.resume = { .dir = -1, .lock_fd = -1, .every = 256u << 20 },
 	};
+	enum partial_action partial = PARTIAL_NONE;
+	const char *partial_arg = NULL;
 	struct bstream_reader_opts opts = { 0 };
 	struct bstream_ops ops = recv_ops;
 	const char *file = NULL, *rootmount = NULL, *max_arg = NULL;
@@ -209,6 +300,22 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 		case OPT_SERIAL:
 			worker = WORKER_NEVER;
 			break;
+		case OPT_RESUMABLE:
+			r.resume.enabled = true;
+			break;
+		case OPT_CKPT_EVERY:
+			if (!parse_size(optarg, &r.resume.every))
+				return cli_bad_usage(cmd, "invalid size '%s'", optarg);
+			break;
+		case OPT_LIST_PARTIAL:
+		case OPT_RESUME_TOKEN:
+		case OPT_ABORT:
+			if (partial)
+				return cli_bad_usage(cmd, "only one of --list-partial, --resume-token and --abort");
+			partial = opt == OPT_LIST_PARTIAL ? PARTIAL_LIST :
+				  opt == OPT_RESUME_TOKEN ? PARTIAL_TOKEN : PARTIAL_ABORT;
+			partial_arg = optarg;
+			break;
 		case OPT_WORKER:
 			worker = WORKER_ALWAYS;
 			break;
@@ -220,6 +327,16 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 		if (optind < argc)
 			return cli_bad_usage(cmd, "--dump takes no destination");
 		return run_as_dump(file, opts.flags & BSTREAM_READ_STOP_AT_END, max_arg);
+	}
+	if (partial == PARTIAL_LIST) {
+		if (optind + 1 != argc)
+			return cli_bad_usage(cmd, "--list-partial takes one destination");
+		return run_partial(&r, partial, argv[optind]);
+	}
+	if (partial) {
+		if (optind < argc)
+			return cli_bad_usage(cmd, "unexpected argument '%s'", argv[optind]);
+		return run_partial(&r, partial, partial_arg);
 	}
 	if (optind == argc)
 		return cli_bad_usage(cmd, "missing destination");
@@ -273,9 +390,11 @@ static int run_receive(const struct cli_command *cmd, int argc, char **argv)
 		goto out;
 	}
 	ops.error = on_lib_error;
+	r.rd = rd;
 	r.files.close_fd = recv_jobs_close;
 	r.files.close_ctx = &r;
 	start_worker(&r, worker);
+	recv_resume_signals(fd);
 	ret = bstream_process(rd, &ops, &r);
 	if (ret < 0) {
 		/* Callback stops and recoverable errors are reported already. */
@@ -295,6 +414,7 @@ out:
 	if (r.sv.active)
 		recv_abandon_subvol(&r);
 	recv_jobs_stop(&r);
+	recv_resume_free(&r);
 	recv_free_sources(&r);
 	if (r.src_file_fd >= 0)
 		close(r.src_file_fd);

@@ -37,6 +37,12 @@ static const char *const send_usage[] = {
 	"                       sends (default 1)",
 	"--compressed-data      send compressed extents as they are (implies",
 	"                       --proto 2 unless --proto is given)",
+	"--resume TOKEN         continue an interrupted transfer: write what follows",
+	"                       the point of TOKEN ('receive --resume-token'), after",
+	"                       checking that SUBVOL (and -p PARENT) give the stream",
+	"                       received so far; protocol and flags come from TOKEN",
+	"--stream FILE          with --resume: continue the stored stream FILE",
+	"                       instead of sending a subvolume",
 	"--progress             show progress even when stderr is no terminal",
 	"-q, --quiet            print errors only (no progress either)",
 	"-v, --verbose          say more about what is done",
@@ -60,6 +66,9 @@ struct send_cfg {
 	int verbose;			/* 0 quiet, 1 default, 2+ verbose */
 	bool progress_forced;
 	const char *estimate_from;	/* hidden: estimate a stored stream */
+	const char *resume_arg;		/* --resume TOKEN */
+	const char *stream_file;	/* --stream FILE */
+	struct resume_token tok;
 };
 
 /* One ioctl: which subvolume, against which parent, cloning from what. */
@@ -106,12 +115,14 @@ static int fail(struct send_run *r, const char *fmt, ...)
 static int parse_args(struct send_cfg *c, int argc, char **argv)
 {
 	enum { OPT_NO_DATA = 256, OPT_PROTO, OPT_COMPRESSED, OPT_PROGRESS,
-	       OPT_ESTIMATE_FROM };
+	       OPT_ESTIMATE_FROM, OPT_RESUME, OPT_STREAM };
 	static const struct option longopts[] = {
 		{ "no-data", no_argument, NULL, OPT_NO_DATA },
 		{ "proto", required_argument, NULL, OPT_PROTO },
 		{ "compressed-data", no_argument, NULL, OPT_COMPRESSED },
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
+		{ "resume", required_argument, NULL, OPT_RESUME },
+		{ "stream", required_argument, NULL, OPT_STREAM },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		/* Hidden, for the unit tests of the estimate. */
@@ -169,6 +180,12 @@ static int parse_args(struct send_cfg *c, int argc, char **argv)
 			break;
 		case OPT_ESTIMATE_FROM:
 			c->estimate_from = optarg;
+			break;
+		case OPT_RESUME:
+			c->resume_arg = optarg;
+			break;
+		case OPT_STREAM:
+			c->stream_file = optarg;
 			break;
 		default:
 			return cli_bad_option(c->cmd, opt, argv);
@@ -399,13 +416,16 @@ static int send_all(struct send_run *r, int *ioctl_err)
 		.bytes = r->progress ? progress_counter(r->progress) : NULL,
 	};
 
+	struct send_resume cut = { .tok = &r->cfg.tok, .out_fd = r->out_fd };
+
 	for (size_t i = 0; i < r->nsubvols; i++) {
 		struct send_request req = request_of(r, &r->steps[i], r->steps[i].flags);
 
 		if (r->cfg.verbose)
 			say(r, "At subvol ", r->steps[i].sv->arg);
-		if (send_pump(&req, r->big_pipe, send_copy_consumer, &copy, ioctl_err,
-			      &r->err))
+		if (r->cfg.resume_arg ?
+		    send_pump(&req, r->big_pipe, send_resume_consumer, &cut, ioctl_err, &r->err) :
+		    send_pump(&req, r->big_pipe, send_copy_consumer, &copy, ioctl_err, &r->err))
 			return -1;
 		if (r->cfg.verbose > 1)
 			say(r, "BTRFS_IOC_SEND returned 0 for ", r->steps[i].sv->path);
@@ -461,6 +481,51 @@ static int estimate_file(struct send_run *r)
 	return 0;
 }
 
+/*
+ * --resume TOKEN: the token decides the protocol and the flags that shape
+ * the stream; what the user gives must agree with it.
+ */
+static int take_token(struct send_run *r)
+{
+	struct send_cfg *c = &r->cfg;
+	char why[300];
+
+	if (resume_token_parse(c->resume_arg, &c->tok, why, sizeof(why)))
+		return fail(r, "%s", why);
+	if (c->proto_given && c->proto != c->tok.version)
+		return fail(r, "the token is for protocol version %u, not %u",
+			    c->tok.version, c->proto);
+	if (c->single_stream || c->nclone_args)
+		return fail(r, "--resume takes one subvolume, without -e or -c");
+	c->proto = c->tok.version;
+	c->proto_given = true;
+	if (c->tok.flags & RESUME_FL_COMPRESSED)
+		c->flags |= BTRFS_SEND_FLAG_COMPRESSED;
+	if (c->tok.flags & RESUME_FL_NO_DATA)
+		c->flags |= BTRFS_SEND_FLAG_NO_FILE_DATA;
+	c->progress_forced = false;
+	return 0;
+}
+
+/* --resume TOKEN --stream FILE: the continuation of a stored stream. */
+static int resume_file(struct send_run *r, int nargs)
+{
+	struct send_resume cut = { .tok = &r->cfg.tok };
+	int fd, ret;
+
+	if (nargs)
+		return cli_bad_usage(r->cfg.cmd, "--stream takes no subvolume");
+	if (open_output(r))
+		return 1;
+	cut.out_fd = r->out_fd;
+	fd = open(r->cfg.stream_file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(r, "cannot open '%s': %s", r->cfg.stream_file, strerror(errno));
+	ret = send_resume_consumer(&cut, fd, &r->err);
+	close(fd);
+	return ret ? fail(r, "%s", r->err.msg) : 0;
+}
+
 static void cleanup(struct send_run *r)
 {
 	for (size_t i = 0; r->steps && i < r->nsubvols; i++)
@@ -490,7 +555,7 @@ static int prepare(struct send_run *r, int nargs, char **args)
 	if (open_subvols(r, nargs, args) || choose_proto(r) || plan(r) ||
 	    open_output(r))
 		return 1;
-	if (r->cfg.verbose &&
+	if (r->cfg.verbose && !r->cfg.resume_arg &&
 	    (r->cfg.progress_forced || isatty(STDERR_FILENO))) {
 		r->progress = progress_new(STDERR_FILENO, isatty(STDERR_FILENO));
 		if (!r->progress)
@@ -510,12 +575,21 @@ static int run_send(const struct cli_command *cmd, int argc, char **argv)
 	if (!r.cfg.clone_args)
 		return fail(&r, "out of memory");
 	ret = parse_args(&r.cfg, argc, argv);
-	if (!ret && r.cfg.estimate_from)
+	if (!ret && r.cfg.stream_file && !r.cfg.resume_arg)
+		ret = cli_bad_usage(cmd, "--stream goes with --resume");
+	if (!ret && r.cfg.resume_arg)
+		ret = take_token(&r);
+	if (!ret && r.cfg.estimate_from) {
 		ret = estimate_file(&r);
-	else if (!ret)
+	} else if (!ret && r.cfg.stream_file) {
+		ret = resume_file(&r, argc - optind);
+	} else if (!ret) {
 		ret = prepare(&r, argc - optind, argv + optind);
-	if (!ret && !r.cfg.estimate_from)
-		ret = run_steps(&r);
+		if (!ret && r.cfg.resume_arg && r.nsubvols != 1)
+			ret = fail(&r, "--resume takes one subvolume");
+		if (!ret)
+			ret = run_steps(&r);
+	}
 	cleanup(&r);
 	return ret;
 }

@@ -126,6 +126,8 @@ static int dispatch(void *user, const struct bstream_cmd *c)
 	const struct recv_cmd *rc;
 	int ret;
 
+	if (recv_resume_before(r, c))
+		return -1;
 	if (c->cmd >= sizeof(recv_cmds) / sizeof(recv_cmds[0]) || !recv_cmds[c->cmd].run)
 		return do_unknown_cmd(user, c);
 	rc = &recv_cmds[c->cmd];
@@ -141,7 +143,8 @@ static int dispatch(void *user, const struct bstream_cmd *c)
 			return -1;
 		return ret;
 	}
-	return rc->run(user, c);
+	ret = rc->run(user, c);
+	return ret ? ret : recv_resume_applied(r, c);
 }
 
 const struct bstream_ops recv_ops = {
@@ -154,5 +157,6 @@ const struct bstream_ops recv_ops = {
 	.chmod = dispatch, .chown = dispatch, .utimes = dispatch,
 	.update_extent = dispatch, .fallocate = dispatch, .fileattr = dispatch,
 	.encoded_write = dispatch, .enable_verity = dispatch,
-	.unknown = do_unknown_cmd,
+	.unknown = recv_resume_unknown,
+	.header = recv_resume_header,
 };

@@ -462,6 +462,59 @@ static int btrfs_mark_received(struct recv *r, char *why, size_t wlen)
 	return 0;
 }
 
+/*
+ * A checkpoint is a read-only snapshot: it costs one transaction commit,
+ * which also makes it durable, and the data the receive wrote is flushed
+ * into it by the snapshot ioctl itself.
+ */
+static int btrfs_checkpoint(struct recv *r, int dir, const char *name, char *why,
+			    size_t wlen)
+{
+	struct btrfs_ioctl_vol_args_v2 args;
+
+	memset(&args, 0, sizeof(args));
+	args.fd = r->sv.root_fd;
+	args.flags = BTRFS_SUBVOL_RDONLY;
+	snprintf(args.name, sizeof(args.name), "%s", name);
+	if (ioctl(dir, BTRFS_IOC_SNAP_CREATE_V2, &args)) {
+		snprintf(why, wlen, "cannot snapshot it as '%s/%s'", RESUME_DIR, name);
+		return errno;
+	}
+	return 0;
+}
+
+/*
+ * Rolling back copies the checkpoint into the partial subvolume, sharing
+ * its data (reflinks), rather than replacing the subvolume with a
+ * snapshot of the checkpoint: a snapshot would get a new UUID and the
+ * checkpoint's as its parent UUID, which is then deleted.
+ */
+static int btrfs_restore(struct recv *r, int root, int src, char *why, size_t wlen)
+{
+	return recv_tree_rollback(root, src, why, wlen);
+}
+
+static int btrfs_remove(struct recv *r, int dir, const char *name, char *why, size_t wlen)
+{
+	struct btrfs_ioctl_vol_args args;
+	struct stat st;
+
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW)) {
+		snprintf(why, wlen, "cannot find '%s'", name);
+		return errno;
+	}
+	/* A partial subvolume's checkpoint or itself; anything else is a plain tree. */
+	if (st.st_ino != BTRFS_FIRST_FREE_OBJECTID || !S_ISDIR(st.st_mode))
+		return recv_tree_remove(dir, name, why, wlen);
+	memset(&args, 0, sizeof(args));
+	snprintf(args.name, sizeof(args.name), "%s", name);
+	if (ioctl(dir, BTRFS_IOC_SNAP_DESTROY, &args)) {
+		snprintf(why, wlen, "cannot delete subvolume '%s'", name);
+		return errno;
+	}
+	return 0;
+}
+
 const struct recv_backend recv_btrfs_backend = {
 	.name = "btrfs",
 	.what = "subvolume",
@@ -473,4 +526,7 @@ const struct recv_backend recv_btrfs_backend = {
 	.open_received = btrfs_open_received,
 	.clone = btrfs_clone,
 	.mark_received = btrfs_mark_received,
+	.checkpoint = btrfs_checkpoint,
+	.restore = btrfs_restore,
+	.remove = btrfs_remove,
 };

@@ -185,6 +185,50 @@ static int plain_mark_received(struct recv *r, char *why, size_t wlen)
 	return err;
 }
 
+/*
+ * A checkpoint is a copy of the tree (tree-copy.c): data shared where the
+ * filesystem has reflinks (XFS, btrfs), copied elsewhere, so on ext4 or
+ * tmpfs each checkpoint costs what has been received so far
+ * (docs/resume.md: choose --checkpoint-every accordingly).
+ */
+static int plain_checkpoint(struct recv *r, int dir, const char *name, char *why,
+			    size_t wlen)
+{
+	int fd, err;
+
+	if (mkdirat(dir, name, 0700)) {
+		snprintf(why, wlen, "cannot create '%s/%s'", RESUME_DIR, name);
+		return errno;
+	}
+	fd = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(why, wlen, "cannot open '%s/%s'", RESUME_DIR, name);
+		return errno;
+	}
+	err = recv_tree_copy(r->sv.root_fd, fd, NULL, why, wlen);
+	if (!err && syncfs(fd)) {
+		err = errno;
+		snprintf(why, wlen, "cannot sync '%s/%s'", RESUME_DIR, name);
+	}
+	close(fd);
+	if (err) {
+		char ignored[200];
+
+		recv_tree_remove(dir, name, ignored, sizeof(ignored));
+	}
+	return err;
+}
+
+static int plain_restore(struct recv *r, int root, int src, char *why, size_t wlen)
+{
+	return recv_tree_rollback(root, src, why, wlen);
+}
+
+static int plain_remove(struct recv *r, int dir, const char *name, char *why, size_t wlen)
+{
+	return recv_tree_remove(dir, name, why, wlen);
+}
+
 const struct recv_backend recv_plain_backend = {
 	.name = "plain",
 	.what = "directory",
@@ -196,4 +240,7 @@ const struct recv_backend recv_plain_backend = {
 	.open_received = plain_open_received,
 	.clone = plain_clone,
 	.mark_received = plain_mark_received,
+	.checkpoint = plain_checkpoint,
+	.restore = plain_restore,
+	.remove = plain_remove,
 };

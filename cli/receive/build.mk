@@ -11,3 +11,5 @@ $(B)/bin/btrfs-stream $(B)/asan/bin/btrfs-stream: LDLIBS += -lz -lzstd -llzo2 -p
 
 
 UNIT_TESTS += tests/unit/receive.t tests/unit/receive-layers.t tests/unit/receive-plain.t
+# Resumable receive and send --resume, on the plain backend (docs/resume.md).
+UNIT_TESTS += tests/unit/resume.t

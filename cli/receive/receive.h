@@ -20,6 +20,11 @@
  *   encoded.c   ENCODED_WRITE and its decompressing fallback
  *   fdop.c      operations on an open file, for the main thread and the worker
  *   jobs.c      the worker thread for work done through file descriptors
+ *   resume.c    resumable receives: progress, checkpoints, interruption,
+ *               continuation streams, --list-partial, --abort, tokens
+ *   resume-state.c  the resume state file of a partial subvolume
+ *   fingerprint.c   the layout digest that shows a partial one unchanged
+ *   tree-remove.c   removing or emptying a received tree
  *
  * cli/cmd-receive.c parses the options and drives the reader.
  */
@@ -33,6 +38,7 @@
 #include <time.h>
 #include <btrfs-stream/stream.h>
 #include "../decompress.h"
+#include "../resume-token.h"
 
 struct cli_command;
 
@@ -168,6 +174,25 @@ struct recv_backend {
 		     uint64_t len);
 	/* Record the current subvolume as received and make it read-only. */
 	int (*mark_received)(struct recv *r, char *why, size_t wlen);
+
+	/*
+	 * Resumable receives (resume.c, docs/resume.md).  These return 0 or
+	 * an errno with what failed in why.
+	 *
+	 * checkpoint: keep the current subvolume, as it is now, as name
+	 * beneath dir, durably (it survives a power loss once this returns).
+	 */
+	int (*checkpoint)(struct recv *r, int dir, const char *name, char *why,
+			  size_t wlen);
+	/*
+	 * restore: make the partial subvolume at root hold exactly what src
+	 * holds (a checkpoint, or the parent; -1: nothing), keeping the
+	 * subvolume itself (its UUID and parent UUID on btrfs); durable.
+	 */
+	int (*restore)(struct recv *r, int root, int src, char *why, size_t wlen);
+	/* remove: delete name beneath dir, a checkpoint or a partial subvolume. */
+	int (*remove)(struct recv *r, int dir, const char *name, char *why,
+		      size_t wlen);
 };
 
 extern const struct recv_backend recv_btrfs_backend;
@@ -247,6 +272,45 @@ struct recv_subvol {
 	struct recv_held held;
 };
 
+/* The resume state of a partial subvolume (resume-state.c). */
+#define RESUME_DIR ".btrfs-stream-resume"
+
+enum resume_at {
+	RESUME_AT_START,		/* nothing kept yet: roll back to the start */
+	RESUME_AT_CHECKPOINT,		/* roll back to the checkpoint */
+	RESUME_AT_SUBVOL,		/* the subvolume itself, if unchanged */
+};
+
+struct resume_state {
+	char name[256];
+	struct resume_token tok;	/* the stream and the resume point */
+	enum resume_at at;
+	char ckpt[300];			/* checkpoint name in RESUME_DIR, "" if none */
+	uint64_t digest;		/* layout digest (at == RESUME_AT_SUBVOL) */
+	bool root_times_pending;
+	struct timespec root_times[2];
+};
+
+/* Resume tracking of a receive (resume.c). */
+struct recv_resume {
+	bool enabled;			/* --resumable */
+	uint64_t every;			/* stream bytes between checkpoints */
+	int dir;			/* RESUME_DIR beneath DEST, -1 until needed */
+	int lock_fd;			/* the tracked subvolume's lock file, -1 */
+	bool tracking;			/* the current subvolume has resume state */
+	bool broken;			/* a command failed: the state stays where it is */
+	struct resume_state *st;	/* what the state file says */
+	struct resume_token cur;	/* commands applied so far */
+	uint32_t hdr_version;		/* the current substream's header */
+	bool hdr_continuation;		/* ... marks a continuation stream */
+	uint64_t hdr_offset, hdr_index;
+	uint64_t last_index;		/* reader index of the last command seen */
+	uint64_t idx_base, off_base;	/* reader index/offset minus the stream's */
+	uint64_t ckpt_offset;		/* cur.offset at the last checkpoint */
+	uint64_t checkpoints;		/* taken by this receive */
+};
+
+
 struct recv {
 	const struct cli_command *cmd;
 
@@ -279,6 +343,10 @@ struct recv {
 	int src_file_root;
 	char *src_file_path;
 
+	/* Resume tracking (resume.c), and the reader, for its header. */
+	struct recv_resume resume;
+	const struct bstream_reader *rd;
+
 	/* Decompression state (encoded.c). */
 	struct cli_decomp dz;
 
@@ -310,6 +378,9 @@ void recv_error(struct recv *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void recv_info(struct recv *r, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* dcache error hook of a subvolume's cache: report, fail the subvolume. */
+void recv_dcache_error(void *user, const char *path, int err);
 
 /* Write path into buf escaped and shortened for a message. */
 const char *recv_quote(char *buf, size_t size, const char *path);
@@ -357,6 +428,12 @@ mode_t recv_hold_mode(struct recv_held *h, int fd, int dfd, const char *name,
 		      const struct stat *st, mode_t mode);
 int recv_apply_held_modes(struct recv_held *h, int root_fd, char *why, size_t wlen);
 void recv_held_free(struct recv_held *h);
+/*
+ * Make the tree at root hold what src holds (src -1: nothing), keeping
+ * root itself: everything beneath it removed, its xattrs too, then src
+ * copied in and synced.  0, or an errno with what failed in why.
+ */
+int recv_tree_rollback(int root, int src, char *why, size_t wlen);
 
 /* ---------------------------------------------------------------------- */
 /* apply.c                                                                 */
@@ -530,5 +607,56 @@ void recv_abandon_subvol(struct recv *r);
 int recv_clone_source(struct recv *r, const struct bstream_cmd *c,
 		      struct dcache **dc, char *why, size_t whylen);
 void recv_free_sources(struct recv *r);
+
+/* ---------------------------------------------------------------------- */
+/* resume-state.c                                                          */
+
+/* Replace the state file NAME.state in dir durably: 0 or an errno (why set). */
+int resume_state_write(int dir, const struct resume_state *s, char *why, size_t wlen);
+/* Read state file file of dir: 0, or -1 with why set. */
+int resume_state_read(int dir, const char *file, struct resume_state *s, char *why,
+		      size_t wlen);
+const char *resume_at_name(enum resume_at at);
+
+/* ---------------------------------------------------------------------- */
+/* fingerprint.c                                                           */
+
+/* The layout digest of the tree at root (see fingerprint.c): 0 or an errno. */
+int recv_layout_digest(int root, uint64_t *digest, char *why, size_t wlen);
+
+/* ---------------------------------------------------------------------- */
+/* tree-remove.c                                                           */
+
+/* Remove everything beneath dir: 0 or an errno with why set. */
+int recv_tree_empty(int dir, char *why, size_t wlen);
+/* Remove name beneath dir, and the tree beneath it. */
+int recv_tree_remove(int dir, const char *name, char *why, size_t wlen);
+
+/* ---------------------------------------------------------------------- */
+/* resume.c                                                                */
+
+/* Set up: SIGINT, SIGTERM and SIGHUP stop at the next command (input_fd ends). */
+void recv_resume_signals(int input_fd);
+/* The signal that stopped the receive, 0 if none. */
+int recv_resume_interrupted(void);
+/* The header callback: where the stream of the next subvolume starts. */
+int recv_resume_header(void *user, uint32_t version, uint64_t offset);
+/* Before a command: -1 to stop (a signal came), else 0. */
+int recv_resume_before(struct recv *r, const struct bstream_cmd *c);
+/* A subvolume was started by c: create its resume state (like recv_fail()). */
+int recv_resume_begin(struct recv *r, const struct bstream_cmd *c);
+/* Command c was applied: advance the resume point, checkpoint (like recv_fail()). */
+int recv_resume_applied(struct recv *r, const struct bstream_cmd *c);
+/* Unknown commands, the continuation's RESUME_CMD among them. */
+int recv_resume_unknown(void *user, const struct bstream_cmd *c);
+/* The receive stops before the end of the subvolume: keep what can be resumed. */
+void recv_resume_stop(struct recv *r);
+/* The subvolume was received: its resume state and checkpoint go. */
+void recv_resume_done(struct recv *r);
+void recv_resume_free(struct recv *r);
+/* --list-partial, --abort PATH, --resume-token PATH: exit status. */
+int recv_resume_list(struct recv *r);
+int recv_resume_abort(struct recv *r, const char *name);
+int recv_resume_print_token(struct recv *r, const char *name);
 
 #endif

@@ -58,6 +58,16 @@ void recv_info(struct recv *r, int level, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* A command's name for messages, unknown ones included. */
+static const char *cmd_label(uint16_t cmd)
+{
+	const char *name = bstream_cmd_name(cmd);
+
+	if (name)
+		return name;
+	return cmd == RESUME_CMD ? "resume" : "unknown";
+}
+
 static int vfail(struct recv *r, uint16_t cmd, uint64_t index, uint64_t offset,
 		 const char *path, int err, const char *fmt, va_list ap)
 {
@@ -72,13 +82,13 @@ static int vfail(struct recv *r, uint16_t cmd, uint64_t index, uint64_t offset,
 		if (r->verbose >= 2)
 			fprintf(stderr, "%s %s: subvolume '%s': skipped command %" PRIu64
 				" (%s) at offset %" PRIu64 ": '%s': %s: %s\n",
-				PROG, r->cmd->name, r->sv.name, index, bstream_cmd_name(cmd),
+				PROG, r->cmd->name, r->sv.name, index, cmd_label(cmd),
 				offset, recv_quote(q, sizeof(q), path ? path : ""), what,
 				strerror(err));
 		return 0;
 	}
 	fprintf(stderr, "%s %s: command %" PRIu64 " (%s) at offset %" PRIu64 ": '%s': %s%s%s\n",
-		PROG, r->cmd->name, index, bstream_cmd_name(cmd), offset,
+		PROG, r->cmd->name, index, cmd_label(cmd), offset,
 		recv_quote(q, sizeof(q), path ? path : ""), what,
 		err ? ": " : "", err ? strerror(err) : "");
 	if (r->sv.active)
@@ -109,4 +119,15 @@ int recv_fail_at(struct recv *r, uint16_t cmd, uint64_t index, uint64_t offset,
 	ret = vfail(r, cmd, index, offset, path, err, fmt, ap);
 	va_end(ap);
 	return ret;
+}
+
+void recv_dcache_error(void *user, const char *path, int err)
+{
+	struct recv *r = user;
+	char q[320];
+
+	recv_error(r, "subvolume '%s': cannot set times of directory '%s': %s",
+		   r->sv.name, recv_quote(q, sizeof(q), path), strerror(err));
+	r->sv.failed = true;
+	r->errors++;
 }

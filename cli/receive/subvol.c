@@ -78,17 +78,6 @@ void recv_free_sources(struct recv *r)
 	}
 }
 
-static void dcache_error(void *user, const char *path, int err)
-{
-	struct recv *r = user;
-	char q[320];
-
-	recv_error(r, "subvolume '%s': cannot set times of directory '%s': %s",
-		   r->sv.name, recv_quote(q, sizeof(q), path), strerror(err));
-	r->sv.failed = true;
-	r->errors++;
-}
-
 /* Start a subvolume: finish the previous one, check the name. 1 go on. */
 static int begin(struct recv *r, const struct bstream_cmd *c)
 {
@@ -129,7 +118,7 @@ static int open_root(struct recv *r, const struct bstream_cmd *c)
 	r->sv.created = true;
 	if (r->backend->check_new(r, fd, &r->sv.root_id))
 		return recv_fail(r, c, c->path, 0, "is not a new subvolume");
-	r->sv.dc = dcache_new(fd, 256, dcache_error, r);
+	r->sv.dc = dcache_new(fd, 256, recv_dcache_error, r);
 	if (!r->sv.dc) {
 		r->sv.created = false;
 		return recv_fail(r, c, c->path, ENOMEM, "cannot set up");
@@ -160,7 +149,8 @@ int recv_subvol(void *user, const struct bstream_cmd *c)
 	if (ret)
 		return recv_fail(r, c, c->path, ret, "cannot create %s in '%s'",
 				 r->backend->what, r->dest_name);
-	return open_root(r, c);
+	ret = open_root(r, c);
+	return ret || r->sv.failed ? ret : recv_resume_begin(r, c);
 }
 
 int recv_snapshot(void *user, const struct bstream_cmd *c)
@@ -185,7 +175,8 @@ int recv_snapshot(void *user, const struct bstream_cmd *c)
 	if (ret)
 		return recv_fail(r, c, c->path, ret, "cannot snapshot parent %" PRIu64 " in '%s'",
 				 id, r->dest_name);
-	return open_root(r, c);
+	ret = open_root(r, c);
+	return ret || r->sv.failed ? ret : recv_resume_begin(r, c);
 }
 
 int recv_end(void *user, const struct bstream_cmd *c)
@@ -258,6 +249,7 @@ void recv_abandon_subvol(struct recv *r)
 	if (!r->sv.active)
 		return;
 	report_incomplete(r);
+	recv_resume_stop(r);
 	close_subvol(r);
 }
 
@@ -298,6 +290,7 @@ int recv_finish_subvol(struct recv *r)
 	}
 	if (!sv->created || sv->failed) {
 		report_incomplete(r);
+		recv_resume_stop(r);
 		close_subvol(r);
 		return -1;
 	}
@@ -307,6 +300,9 @@ int recv_finish_subvol(struct recv *r)
 			   why, strerror(ret));
 		r->errors++;
 		ret = -1;
+		recv_resume_stop(r);
+	} else {
+		recv_resume_done(r);
 	}
 	recv_info(r, 2, "%s: %" PRIu64 " commands, %" PRIu64 " writes, %" PRIu64 " clones, "
 		  "encoded writes: %" PRIu64 " by ioctl, %" PRIu64 " decompressed",

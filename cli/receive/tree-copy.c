@@ -460,3 +460,27 @@ int recv_tree_copy(int src, int dst, struct recv_held *held, char *why, size_t w
 	free(cp.links);
 	return err;
 }
+
+int recv_tree_rollback(int root, int src, char *why, size_t wlen)
+{
+	char list[64 * 1024];
+	ssize_t n = flistxattr(root, list, sizeof(list));
+	int err;
+
+	err = recv_tree_empty(root, why, wlen);
+	if (err)
+		return err;
+	/* What the rolled back commands set on the root itself goes too. */
+	for (char *x = list; n > 0 && x < list + n; x += strlen(x) + 1)
+		fremovexattr(root, x);
+	if (src >= 0) {
+		err = recv_tree_copy(src, root, NULL, why, wlen);
+		if (err)
+			return err;
+	}
+	if (syncfs(root)) {
+		snprintf(why, wlen, "cannot sync the rolled back tree");
+		return errno;
+	}
+	return 0;
+}

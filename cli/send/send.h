@@ -9,6 +9,7 @@
  *   pump.c      BTRFS_IOC_SEND in a thread writing a pipe, read here
  *   estimate.c  size of the real stream from a NO_FILE_DATA pass
  *   progress.c  the live line on stderr and the summary
+ *   resume.c    send --resume: the continuation after a resume token's point
  *
  * Functions that can fail return 0 or -1 and leave a message (lowercase,
  * paths quoted, no final period) in a struct send_err; nothing here prints
@@ -24,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "../resume-token.h"
 
 /*
  * What Linux builds a v2+ command in (16 KiB + 128 KiB, 4 KiB pages); like
@@ -113,6 +115,22 @@ struct send_copy {
 	_Atomic uint64_t *bytes;	/* added to as bytes are written; may be NULL */
 };
 int send_copy_consumer(void *ctx, int rfd, struct send_err *e);
+
+/* ---------------------------------------------------------------------- */
+/* resume.c                                                                */
+
+/*
+ * Consumer: read a whole stream from rfd, check its commands 1..index
+ * against the token (stream, version, offset, prefix checksum) and write
+ * the continuation to out_fd.  Nothing is written unless the prefix
+ * matches.
+ */
+struct send_resume {
+	const struct resume_token *tok;
+	int out_fd;
+	uint64_t commands;		/* written after the resume command */
+};
+int send_resume_consumer(void *ctx, int rfd, struct send_err *e);
 
 /* ---------------------------------------------------------------------- */
 /* estimate.c                                                              */

@@ -129,6 +129,7 @@ struct bstream_reader {
 	uint32_t version;
 	unsigned int substream;	/* substreams started so far */
 	uint64_t hdr_offset;
+	bool continuation;		/* the current header marks a continuation */
 	uint64_t index;
 	int err;
 	bool recoverable;
@@ -480,6 +481,11 @@ uint32_t bstream_reader_version(const struct bstream_reader *r)
 	return r->version;
 }
 
+bool bstream_reader_continuation(const struct bstream_reader *r)
+{
+	return r->continuation;
+}
+
 uint64_t bstream_reader_offset(const struct bstream_reader *r)
 {
 	return r->base_off + r->pos;
@@ -785,6 +791,10 @@ static int read_header(struct bstream_reader *r)
 			    off, n, BSTREAM_HDR_LEN);
 	}
 	r->version = get_le32(p + BTRFS_SEND_STREAM_MAGIC_LEN);
+	r->continuation = r->version & BSTREAM_VERSION_CONTINUATION &&
+			  (r->version & ~BSTREAM_VERSION_CONTINUATION) >= 1;
+	if (r->continuation)
+		r->version &= ~BSTREAM_VERSION_CONTINUATION;
 	if (r->version > r->max_version)
 		return fail(r, BSTREAM_E_VERSION, false,
 			    "stream header at offset %" PRIu64 ": version %" PRIu32 " not supported (max %" PRIu32 ")",

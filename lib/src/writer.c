@@ -151,7 +151,8 @@ int bstream_write_header(struct bstream_writer *w, uint32_t version)
 		return wfail(w, BSTREAM_E_INVAL, "stream header inside a command");
 	memcpy(hdr, BTRFS_SEND_STREAM_MAGIC, BTRFS_SEND_STREAM_MAGIC_LEN);
 	put_le32(hdr + BTRFS_SEND_STREAM_MAGIC_LEN, version);
-	w->version = version;
+	/* A continuation's commands follow the rules of its real version. */
+	w->version = version & ~BSTREAM_VERSION_CONTINUATION;
 	return emit(w, &iov, 1);
 }
 

@@ -33,6 +33,17 @@ extern "C" {
 /* Highest protocol version this library reads and writes. */
 #define BSTREAM_VERSION_MAX	3
 
+/*
+ * A header version with this bit set (plus the real version, 1 to
+ * BSTREAM_VERSION_MAX) opens a continuation stream: the rest of an
+ * interrupted stream, written by `btrfs-stream send --resume`
+ * (docs/resume.md).  Receivers that do not know it (btrfs-progs) refuse
+ * the version before doing anything.  The reader accepts it, reports the
+ * real version and tells continuations by bstream_reader_continuation();
+ * the writer takes it in bstream_write_header().
+ */
+#define BSTREAM_VERSION_CONTINUATION	0x10000u
+
 /* ---------------------------------------------------------------------- */
 /* Protocol tables                                                         */
 
@@ -185,6 +196,8 @@ int bstream_next(struct bstream_reader *r, const struct bstream_cmd **cmd);
 
 /* Version of the current substream, 0 before the first header. */
 uint32_t bstream_reader_version(const struct bstream_reader *r);
+/* Whether the current substream's header marks a continuation stream. */
+bool bstream_reader_continuation(const struct bstream_reader *r);
 /* Bytes consumed from the input so far. */
 uint64_t bstream_reader_offset(const struct bstream_reader *r);
 /* Last error code (positive) and its message ("" if none). */

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Resume tokens: formatting, parsing, and the prefix checksum that both
+ * ends of a resumed transfer compute the same way (resume-token.h).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "resume-token.h"
+
+void resume_uuid_str(const uint8_t *u, char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (int i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			*s++ = '-';
+		*s++ = hex[u[i] >> 4];
+		*s++ = hex[u[i] & 15];
+	}
+	*s = 0;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int resume_uuid_parse(const char *s, size_t len, uint8_t *u)
+{
+	const char *end = s + len;
+
+	if (len != 36)
+		return -1;
+	for (int i = 0; i < 16; i++) {
+		int hi, lo;
+
+		if (i == 4 || i == 6 || i == 8 || i == 10) {
+			if (*s != '-')
+				return -1;
+			s++;
+		}
+		hi = hex_digit(s[0]);
+		lo = hex_digit(s[1]);
+		if (hi < 0 || lo < 0)
+			return -1;
+		u[i] = (uint8_t)(hi << 4 | lo);
+		s += 2;
+	}
+	return s == end ? 0 : -1;
+}
+
+void resume_token_format(const struct resume_token *t, char *buf, size_t size)
+{
+	char us[37], ps[37];
+
+	resume_uuid_str(t->uuid, us);
+	if (t->has_parent)
+		resume_uuid_str(t->parent_uuid, ps);
+	else
+		strcpy(ps, "none");
+	snprintf(buf, size, RESUME_TOKEN_MAGIC ",uuid=%s,ctransid=%" PRIu64 ",parent=%s,"
+		 "parent_ctransid=%" PRIu64 ",version=%" PRIu32 ",flags=%#" PRIx64 ","
+		 "index=%" PRIu64 ",offset=%" PRIu64 ",prefix=%#010" PRIx32,
+		 us, t->ctransid, ps, t->has_parent ? t->parent_ctransid : 0,
+		 t->version, t->flags, t->index, t->offset, t->prefix);
+}
+
+/* The fields of a token, in the order they are written. */
+enum { F_UUID, F_CTRANSID, F_PARENT, F_PARENT_CTRANSID, F_VERSION, F_FLAGS,
+       F_INDEX, F_OFFSET, F_PREFIX, F_COUNT };
+static const char *const field_names[F_COUNT] = {
+	"uuid", "ctransid", "parent", "parent_ctransid", "version", "flags",
+	"index", "offset", "prefix",
+};
+
+static int parse_u64(const char *v, size_t len, uint64_t max, uint64_t *out)
+{
+	char buf[32], *end;
+
+	if (!len || len >= sizeof(buf) || *v == '-' || *v == '+')
+		return -1;
+	memcpy(buf, v, len);
+	buf[len] = 0;
+	errno = 0;
+	*out = strtoull(buf, &end, 0);
+	return errno || *end || *out > max ? -1 : 0;
+}
+
+static int parse_field(struct resume_token *t, int f, const char *v, size_t len)
+{
+	uint64_t x;
+
+	switch (f) {
+	case F_UUID:
+		return resume_uuid_parse(v, len, t->uuid);
+	case F_PARENT:
+		if (len == 4 && !memcmp(v, "none", 4)) {
+			t->has_parent = false;
+			return 0;
+		}
+		t->has_parent = true;
+		return resume_uuid_parse(v, len, t->parent_uuid);
+	case F_VERSION:
+		if (parse_u64(v, len, BSTREAM_VERSION_MAX, &x) || !x)
+			return -1;
+		t->version = (uint32_t)x;
+		return 0;
+	case F_PREFIX:
+		if (parse_u64(v, len, UINT32_MAX, &x))
+			return -1;
+		t->prefix = (uint32_t)x;
+		return 0;
+	}
+	if (parse_u64(v, len, UINT64_MAX, &x))
+		return -1;
+	if (f == F_CTRANSID)
+		t->ctransid = x;
+	else if (f == F_PARENT_CTRANSID)
+		t->parent_ctransid = x;
+	else if (f == F_FLAGS)
+		t->flags = x;
+	else if (f == F_INDEX)
+		t->index = x;
+	else
+		t->offset = x;
+	return 0;
+}
+
+int resume_token_parse(const char *s, struct resume_token *t, char *why, size_t wlen)
+{
+	size_t len = strlen(s), mlen = strlen(RESUME_TOKEN_MAGIC);
+	const char *p, *end;
+
+	while (len && (s[len - 1] == '\n' || s[len - 1] == ' ' || s[len - 1] == '\r'))
+		len--;
+	end = s + len;
+	memset(t, 0, sizeof(*t));
+	if (len < mlen || memcmp(s, RESUME_TOKEN_MAGIC, mlen) || (len > mlen && s[mlen] != ',')) {
+		snprintf(why, wlen, "not a resume token (it does not start with '%s,')",
+			 RESUME_TOKEN_MAGIC);
+		return -1;
+	}
+	p = s + mlen;
+	for (int f = 0; f < F_COUNT; f++) {
+		size_t nlen = strlen(field_names[f]);
+		const char *v, *next;
+
+		if (p >= end || *p != ',' || (size_t)(end - p - 1) < nlen + 1 ||
+		    memcmp(p + 1, field_names[f], nlen) || p[1 + nlen] != '=') {
+			snprintf(why, wlen, "resume token: field '%s' missing", field_names[f]);
+			return -1;
+		}
+		v = p + 2 + nlen;
+		next = memchr(v, ',', (size_t)(end - v));
+		if (!next)
+			next = end;
+		if (parse_field(t, f, v, (size_t)(next - v))) {
+			snprintf(why, wlen, "resume token: field '%s' is malformed: '%.*s'",
+				 field_names[f], (int)(next - v > 64 ? 64 : next - v), v);
+			return -1;
+		}
+		p = next;
+	}
+	if (p != end) {
+		snprintf(why, wlen, "resume token: unexpected text after the last field: '%.*s'",
+			 (int)(end - p > 64 ? 64 : end - p), p);
+		return -1;
+	}
+	if (!t->index) {
+		snprintf(why, wlen, "resume token: index 0 names no command");
+		return -1;
+	}
+	return 0;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+uint32_t resume_prefix_start(uint32_t version)
+{
+	uint8_t hdr[sizeof(BTRFS_SEND_STREAM_MAGIC) + 4];
+
+	memcpy(hdr, BTRFS_SEND_STREAM_MAGIC, sizeof(BTRFS_SEND_STREAM_MAGIC));
+	put_le32(hdr + sizeof(BTRFS_SEND_STREAM_MAGIC), version);
+	return bstream_crc32c(0, hdr, sizeof(hdr));
+}
+
+uint32_t resume_prefix_add(uint32_t sum, const struct bstream_cmd *c)
+{
+	uint8_t hdr[10];
+
+	put_le32(hdr, c->len);
+	hdr[4] = (uint8_t)c->cmd;
+	hdr[5] = (uint8_t)(c->cmd >> 8);
+	put_le32(hdr + 6, c->crc);
+	return bstream_crc32c(sum, hdr, sizeof(hdr));
+}
+
+const char *resume_token_stream_differs(const struct resume_token *a,
+					const struct resume_token *b)
+{
+	if (memcmp(a->uuid, b->uuid, 16) || a->ctransid != b->ctransid)
+		return "sent subvolume";
+	if (a->has_parent != b->has_parent ||
+	    (a->has_parent && (memcmp(a->parent_uuid, b->parent_uuid, 16) ||
+			       a->parent_ctransid != b->parent_ctransid)))
+		return "parent";
+	if (a->version != b->version)
+		return "protocol version";
+	return NULL;
+}

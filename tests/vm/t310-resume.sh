@@ -1,0 +1,8 @@
+#!/bin/bash
+# Resumable transfers (docs/resume.md): receive killed (SIGKILL) or its
+# pipe cut at seeded points of a full and an incremental stream, resumed
+# with send --resume, equal to the source; five interruptions in one
+# transfer; every refusal; btrfs-progs refusing a continuation; the stock
+# module.  make check-long runs more seeds and points (t311).
+exec "$(dirname "$0")/run" --module ours --disks 3 --timeout 900 -- \
+	env RESUME_SEEDS=1 RESUME_POINTS=4 RESUME_EXTRA=1 tests/vm/guest/resume.sh
