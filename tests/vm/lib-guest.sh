@@ -172,9 +172,29 @@ use_module() {
 	rmmod btrfs || return 1
 	case $1 in
 	stock) modprobe btrfs ;;
-	ours) insmod "${VM_OURS_KO:-$VM_TOP/build/kernel/btrfs.ko}" ;;
+	ours) insmod "${VM_OURS_KO:-$VM_TOP/build/kernel/btrfs.ko}" \
+		${VM_SEND_ZERO_COPY:+send_zero_copy=$VM_SEND_ZERO_COPY} ;;
 	*) return 1 ;;
 	esac
+}
+
+# Calls of a function of our module, counted by a kprobe (to tell which
+# data path a send took).  probe_add NAME FUNCTION starts counting,
+# probe_hits NAME prints the calls so far, probe_del NAME ends it (before
+# the module is unloaded).
+TRACEFS=/sys/kernel/tracing
+probe_add() {
+	[ -e $TRACEFS/kprobe_events ] || mount -t tracefs nodev $TRACEFS || return 1
+	echo "p:btrfs_stream/$1 btrfs:$2" >> $TRACEFS/kprobe_events &&
+		echo 1 > $TRACEFS/events/btrfs_stream/$1/enable
+}
+probe_hits() {
+	awk -v n="$1" '$1 == n { print $2; f = 1 } END { exit !f }' \
+		$TRACEFS/kprobe_profile
+}
+probe_del() {
+	echo 0 > $TRACEFS/events/btrfs_stream/$1/enable &&
+		echo "-:btrfs_stream/$1" >> $TRACEFS/kprobe_events
 }
 
 # send_ioctl_seconds CMD...: run CMD (a btrfs send) under strace -T and print

@@ -700,10 +700,70 @@ void send_data_close_inode(struct send_ctx *sctx)
 	cur->vfs = NULL;
 }
 
-/* Copy file data through the page cache, which also decompresses. */
+/*
+ * The up to date page cache page @index of the current inode, with a
+ * reference, reading ahead up to @last.  Reading through the page cache
+ * also decompresses.
+ */
+static struct page *get_file_page(struct send_ctx *sctx, pgoff_t index,
+				  pgoff_t last)
+{
+	struct address_space *mapping = sctx->cur.vfs->i_mapping;
+	struct page *page;
+
+	page = find_get_page(mapping, index);
+	if (!page) {
+		page_cache_sync_readahead(mapping, &sctx->cur.ra, NULL,
+					  index, last + 1 - index);
+	} else {
+		if (PageReadahead(page))
+			page_cache_async_readahead(mapping, &sctx->cur.ra,
+						   NULL, page_folio(page),
+						   index, last + 1 - index);
+		put_page(page);
+	}
+	page = read_mapping_page(mapping, index, NULL);
+	if (IS_ERR(page))
+		btrfs_err(sctx->fs_info,
+			  "send: cannot read offset %llu of inode %llu root %llu: %ld",
+			  (u64)index << PAGE_SHIFT, sctx->cur.ino,
+			  sctx->send_root->root_key.objectid, PTR_ERR(page));
+	return page;
+}
+
+/*
+ * Take references to the @nr pages holding [off, off + len) of the
+ * current inode.  On error none are left taken.
+ */
+static int get_file_pages(struct send_ctx *sctx, u64 off, u32 len,
+			  struct page **pages, u32 *nr)
+{
+	pgoff_t first = off >> PAGE_SHIFT;
+	pgoff_t last = (off + len - 1) >> PAGE_SHIFT;
+	pgoff_t index;
+	int ret;
+
+	*nr = 0;
+	ret = send_open_inode(sctx);
+	if (ret)
+		return ret;
+	sctx->cur.read_first = min(sctx->cur.read_first, first);
+	for (index = first; index <= last; index++) {
+		struct page *page = get_file_page(sctx, index, last);
+
+		if (IS_ERR(page)) {
+			while (*nr)
+				put_page(pages[--*nr]);
+			return PTR_ERR(page);
+		}
+		pages[(*nr)++] = page;
+	}
+	return 0;
+}
+
+/* Copy file data out of the page cache. */
 static int read_file_data(struct send_ctx *sctx, u64 off, u32 len, char *dst)
 {
-	struct address_space *mapping;
 	pgoff_t index = off >> PAGE_SHIFT;
 	pgoff_t last = (off + len - 1) >> PAGE_SHIFT;
 	u32 pg_off = offset_in_page(off);
@@ -712,33 +772,14 @@ static int read_file_data(struct send_ctx *sctx, u64 off, u32 len, char *dst)
 	ret = send_open_inode(sctx);
 	if (ret)
 		return ret;
-	mapping = sctx->cur.vfs->i_mapping;
 	sctx->cur.read_first = min(sctx->cur.read_first, index);
 
 	while (len) {
 		u32 n = min_t(u32, len, PAGE_SIZE - pg_off);
-		struct page *page;
+		struct page *page = get_file_page(sctx, index, last);
 
-		page = find_get_page(mapping, index);
-		if (!page) {
-			page_cache_sync_readahead(mapping, &sctx->cur.ra, NULL,
-						  index, last + 1 - index);
-		} else {
-			if (PageReadahead(page))
-				page_cache_async_readahead(mapping, &sctx->cur.ra,
-							   NULL, page_folio(page),
-							   index, last + 1 - index);
-			put_page(page);
-		}
-		page = read_mapping_page(mapping, index, NULL);
-		if (IS_ERR(page)) {
-			btrfs_err(sctx->fs_info,
-				  "send: cannot read offset %llu of inode %llu root %llu: %ld",
-				  (u64)index << PAGE_SHIFT, sctx->cur.ino,
-				  sctx->send_root->root_key.objectid,
-				  PTR_ERR(page));
+		if (IS_ERR(page))
 			return PTR_ERR(page);
-		}
 		memcpy_from_page(dst, page, pg_off, n);
 		put_page(page);
 		dst += n;
@@ -747,6 +788,37 @@ static int read_file_data(struct send_ctx *sctx, u64 off, u32 len, char *dst)
 		index++;
 	}
 	return 0;
+}
+
+/*
+ * Finish a WRITE whose DATA attribute is next: its @len bytes at @off go
+ * into a pipe output by reference to their pages, else they are copied.
+ */
+static int send_write_data(struct send_ctx *sctx, u64 off, u32 len)
+{
+	struct send_stream *s = &sctx->stream;
+	struct page *pages[SEND_REF_PAGES_MAX];
+	void *dst;
+	u32 nr;
+	int ret;
+
+	if (s->pipe && DIV_ROUND_UP(offset_in_page(off) + len, PAGE_SIZE) <=
+		       ARRAY_SIZE(pages)) {
+		ret = send_put_data_ref(s, len);
+		if (ret)
+			return ret;
+		ret = get_file_pages(sctx, off, len, pages, &nr);
+		if (ret)
+			return ret;
+		return send_cmd_end_pages(s, pages, nr, offset_in_page(off));
+	}
+	dst = send_put_data_begin(s, len);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
+	ret = read_file_data(sctx, off, len, dst);
+	if (ret)
+		return ret;
+	return send_cmd_end(s);
 }
 
 static void note_written(struct send_ctx *sctx, u64 end)
@@ -780,16 +852,15 @@ static int send_write_range(struct send_ctx *sctx, u64 off, u64 len,
 		n = min_t(u64, len, min(chunk, send_data_room(s)));
 		if (!n)
 			return -ENAMETOOLONG;
-		dst = send_put_data_begin(s, n);
-		if (IS_ERR(dst))
-			return PTR_ERR(dst);
-		if (zeros)
+		if (zeros) {
+			dst = send_put_data_begin(s, n);
+			if (IS_ERR(dst))
+				return PTR_ERR(dst);
 			memset(dst, 0, n);
-		else
-			ret = read_file_data(sctx, off, n, dst);
-		if (ret)
-			return ret;
-		ret = send_cmd_end(s);
+			ret = send_cmd_end(s);
+		} else {
+			ret = send_write_data(sctx, off, n);
+		}
 		if (ret)
 			return ret;
 		off += n;

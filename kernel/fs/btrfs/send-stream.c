@@ -2,11 +2,15 @@
 /*
  * Send stream encoding: every command is assembled in one buffer (header,
  * TLV attributes, optional file data), checksummed and written out whole,
- * so a command is never split across two writes of ours.
+ * so a command is never split across two writes of ours.  The exception
+ * is file data bound for a pipe: it stays in its page cache pages, is
+ * checksummed there and follows the rest of its command into the pipe by
+ * reference (send-splice.c), which saves copying it twice.
  */
 
 #include <linux/fs.h>
 #include <linux/mm.h>
+#include <linux/highmem.h>
 #include <linux/slab.h>
 #include <linux/crc32c.h>
 #include <linux/sched/signal.h>
@@ -25,6 +29,7 @@ int send_stream_init(struct send_stream *s, struct file *out, u32 proto)
 	s->buf = kvmalloc(s->buf_size, GFP_KERNEL);
 	if (!s->buf)
 		return -ENOMEM;
+	s->pipe = send_splice_pipe(out);
 	return 0;
 }
 
@@ -82,6 +87,7 @@ int send_cmd_begin(struct send_stream *s, enum btrfs_send_cmd cmd)
 	hdr->cmd = cpu_to_le16(cmd);
 	s->len = CMD_HDR_SIZE;
 	s->data_added = false;
+	s->ref_len = 0;
 	return 0;
 }
 
@@ -92,7 +98,7 @@ int send_cmd_end(struct send_stream *s)
 	u32 len = s->len;
 	int ret;
 
-	if (WARN_ON_ONCE(len < CMD_HDR_SIZE))
+	if (WARN_ON_ONCE(len < CMD_HDR_SIZE || s->ref_len))
 		return -EINVAL;
 	hdr->len = cpu_to_le32(len - CMD_HDR_SIZE);
 	hdr->crc = 0;
@@ -182,33 +188,116 @@ u32 send_data_room(const struct send_stream *s)
 }
 
 /*
- * Add the DATA attribute for @len bytes and return where the caller copies
- * them.  From version 2 on DATA has no length and ends the command, which
- * lets one command carry a whole compressed extent.
+ * The header of the DATA attribute for @len bytes.  From version 2 on DATA
+ * has no length and ends the command, which lets one command carry a whole
+ * compressed extent.
  */
-void *send_put_data_begin(struct send_stream *s, u32 len)
+static int put_data_header(struct send_stream *s, u32 len)
 {
-	void *dst;
-
 	if (WARN_ON_ONCE(!s->len || s->data_added))
-		return ERR_PTR(-EINVAL);
+		return -EINVAL;
 	if (len > send_data_room(s))
-		return ERR_PTR(-EOVERFLOW);
+		return -EOVERFLOW;
 
 	if (s->proto >= 2) {
 		__le16 type = cpu_to_le16(BTRFS_SEND_A_DATA);
 
 		memcpy(s->buf + s->len, &type, sizeof(type));
 		s->len += sizeof(type);
-		dst = s->buf + s->len;
-		s->len += len;
 	} else {
-		dst = send_reserve_attr(s, BTRFS_SEND_A_DATA, len);
-		if (IS_ERR(dst))
-			return dst;
+		struct btrfs_send_tlv_header *tlv = (void *)(s->buf + s->len);
+
+		tlv->tlv_type = cpu_to_le16(BTRFS_SEND_A_DATA);
+		tlv->tlv_len = cpu_to_le16(len);
+		s->len += TLV_HDR_SIZE;
 	}
 	s->data_added = true;
+	return 0;
+}
+
+/* Add the DATA attribute for @len bytes and return where to copy them. */
+void *send_put_data_begin(struct send_stream *s, u32 len)
+{
+	void *dst;
+	int ret;
+
+	ret = put_data_header(s, len);
+	if (ret)
+		return ERR_PTR(ret);
+	dst = s->buf + s->len;
+	s->len += len;
 	return dst;
+}
+
+/*
+ * Add the DATA attribute for @len bytes that stay in pages; only
+ * send_cmd_end_pages() can end the command.  The limits are those of
+ * send_put_data_begin(), so both make the same commands.
+ */
+int send_put_data_ref(struct send_stream *s, u32 len)
+{
+	int ret;
+
+	if (WARN_ON_ONCE(!s->pipe))
+		return -EINVAL;
+	ret = put_data_header(s, len);
+	if (!ret)
+		s->ref_len = len;
+	return ret;
+}
+
+/* Continue @crc over @len bytes starting @off bytes into @pages[0]. */
+static u32 crc_pages(u32 crc, struct page **pages, u32 off, u32 len)
+{
+	for (; len; pages++) {
+		u32 n = min_t(u32, len, PAGE_SIZE - off);
+		void *kaddr = kmap_local_page(*pages);
+
+		crc = crc32c(crc, kaddr + off, n);
+		kunmap_local(kaddr);
+		len -= n;
+		off = 0;
+	}
+	return crc;
+}
+
+/*
+ * Seal a command whose DATA is in @pages from @off bytes into the first
+ * one, write its head and put the data into the pipe after it.  The
+ * references of the @nr pages are consumed, also on error.
+ */
+int send_cmd_end_pages(struct send_stream *s, struct page **pages, u32 nr,
+		       u32 off)
+{
+	struct btrfs_send_cmd_header *hdr = (void *)s->buf;
+	u32 len = s->len;
+	u32 ref_len = s->ref_len;
+	u32 crc;
+	int ret;
+
+	if (WARN_ON_ONCE(len < CMD_HDR_SIZE || !ref_len || !s->pipe ||
+			 off + ref_len > (u64)nr * PAGE_SIZE)) {
+		ret = -EINVAL;
+		goto put_pages;
+	}
+	hdr->len = cpu_to_le32(len + ref_len - CMD_HDR_SIZE);
+	hdr->crc = 0;
+	crc = crc32c(0, s->buf, len);
+	hdr->crc = cpu_to_le32(crc_pages(crc, pages, off, ref_len));
+	s->len = 0;
+	s->ref_len = 0;
+	ret = send_stream_write(s, s->buf, len);
+	if (ret)
+		goto put_pages;
+	ret = send_splice_pages(s, pages, nr, off, ref_len);
+	if (ret)
+		return ret;
+	return send_check_interrupt();
+
+put_pages:
+	while (nr--)
+		put_page(pages[nr]);
+	return ret;
 }
 
 /*

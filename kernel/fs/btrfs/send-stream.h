@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Building send stream commands: a command buffer, TLV attributes, the
- * CRC32C and the writes to the output file.
+ * CRC32C and the writes to the output file; file data of a command may
+ * instead stay in page cache pages that go into a pipe output by
+ * reference (send-splice.c).
  */
 
 #ifndef BTRFS_SEND_STREAM_H
@@ -12,7 +14,9 @@
 #include "send-wire.h"
 
 struct file;
+struct page;
 struct extent_buffer;
+struct pipe_inode_info;
 
 /* Version 1: a whole command fits in 64KiB, file data goes in 48KiB. */
 #define SEND_V1_BUF_SIZE		BTRFS_SEND_V1_MAX_COMMAND
@@ -29,8 +33,15 @@ struct send_stream {
 	u32 len;		/* bytes of the command being built */
 	u32 proto;
 	bool data_added;	/* v2 DATA must be the last attribute */
+	u32 ref_len;		/* bytes of DATA left in pages, not in buf */
+	/* The output's pipe, if file data may go into it by reference. */
+	struct pipe_inode_info *pipe;
 	u64 bytes_written;
 };
+
+/* Most pages one WRITE by reference spans (a chunk at any page offset). */
+#define SEND_REF_PAGES_MAX	\
+	((SEND_V2_BUF_SIZE - SEND_DATA_HEADROOM) / PAGE_SIZE + 1)
 
 int send_stream_init(struct send_stream *s, struct file *out, u32 proto);
 void send_stream_release(struct send_stream *s);
@@ -45,7 +56,15 @@ int send_put_u8(struct send_stream *s, enum btrfs_send_attr type, u8 val);
 int send_put_eb(struct send_stream *s, enum btrfs_send_attr type,
 		const struct extent_buffer *eb, unsigned long off, u32 len);
 void *send_put_data_begin(struct send_stream *s, u32 len);
+int send_put_data_ref(struct send_stream *s, u32 len);
+int send_cmd_end_pages(struct send_stream *s, struct page **pages, u32 nr,
+		       u32 off);
 u32 send_data_room(const struct send_stream *s);
 int send_check_interrupt(void);
+
+/* send-splice.c */
+struct pipe_inode_info *send_splice_pipe(struct file *out);
+int send_splice_pages(struct send_stream *s, struct page **pages, u32 nr,
+		      u32 off, u32 len);
 
 #endif

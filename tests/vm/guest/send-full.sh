@@ -2,7 +2,9 @@
 # Guest: full send scenarios with our module, received by btrfs-progs
 # `btrfs receive` and compared with the source; then the same snapshots
 # sent by the stock module (swapped in within this boot), compared with
-# ours, and the stream sizes reported side by side.
+# ours, and the stream sizes reported side by side.  Our streams are sent
+# twice, with file data going into btrfs send's pipe by reference and with
+# it copied (send_zero_copy), and must be the same bytes.
 #
 # SEND_SCENARIOS (space separated) selects scenarios; default: all.
 # SEND_IOCTL is the send-ioctl helper (tests/vm/guest/send-ioctl.c).
@@ -274,7 +276,45 @@ receive_all() {
 	done
 }
 
-check "send every scenario with our module" send_all ours
+# --- the zero-copy path changes no byte -------------------------------------
+# btrfs send hands the kernel a pipe, so the file data of its streams goes
+# into it by reference to page cache pages while send_zero_copy is on (the
+# default; VM_SEND_ZERO_COPY=0 loads the module with it off); the
+# send-ioctl helper writes to a file, which always copies.  Every stream
+# is sent a second time with the parameter flipped and must be the same
+# bytes; a kprobe shows the by-reference path ran exactly when it was on.
+ZC=/sys/module/btrfs/parameters/send_zero_copy
+zc_first=$(cat $ZC) || die "no send_zero_copy parameter"
+probe_add zcopy send_splice_pages || die "cannot probe send_splice_pages"
+check "send every scenario with our module (send_zero_copy=$zc_first)" send_all ours
+zc_calls1=$(probe_hits zcopy)
+case $zc_first in Y) zc_second=0 ;; *) zc_second=1 ;; esac
+echo $zc_second > $ZC || die "cannot set send_zero_copy"
+mkdir -p $ST.flip
+ST=$ST.flip check "send every scenario again with send_zero_copy=$zc_second" send_all ours
+zc_calls2=$(( $(probe_hits zcopy) - zc_calls1 ))
+echo "# by-reference calls: $zc_calls1 with send_zero_copy=$zc_first, $zc_calls2 with $zc_second"
+probe_del zcopy
+[ $zc_first = Y ] && echo 1 > $ZC || echo 0 > $ZC
+if [ $zc_first = Y ]; then
+	check "zero-copy: by-reference path ran only while on" \
+		test "$zc_calls1" -gt 0 -a "$zc_calls2" -eq 0
+else
+	check "zero-copy: by-reference path ran only while on" \
+		test "$zc_calls1" -eq 0 -a "$zc_calls2" -gt 0
+fi
+same_streams() {
+	local f n=0
+	for f in $ST/ours-*; do
+		cmp "$f" "$ST.flip/${f##*/}" || return 1
+		n=$((n + 1))
+	done
+	[ $n -eq "$(ls $ST.flip | wc -l)" ] || { echo "stream counts differ"; return 1; }
+	echo "# $n streams compared"
+}
+check "zero-copy on and off: every stream the same bytes" same_streams
+rm -rf $ST.flip
+
 check "receive every stream of ours" receive_all ours $DO
 
 # received_dir WHO SCENARIO [SUFFIX]: where that stream's snapshot landed
