@@ -1,7 +1,7 @@
 #!/bin/bash
 # Guest side of `make bench`.  Disks: vdb scratch, vdc large files, vdd small
-# files, vde one file to reflink.  Writes $VM_OUT/results.tsv with one line
-# per timed run: workload, implementation, pair, seconds, bytes, slab KiB delta.
+# files, vde one file to reflink, vdf made ext4 afresh for each W9 run.
+# Writes $VM_OUT/results.tsv with one line per timed run: workload, implementation, pair, seconds, bytes, slab KiB delta.
 set -u
 . "$VM_TOP/tests/vm/lib-guest.sh"
 pairs=${BENCH_PAIRS:-5}
@@ -9,10 +9,10 @@ B=/tmp/b
 res=$VM_OUT/results.tsv
 : > "$res"
 bs=${BENCH_BS:-$VM_TOP/build/bin/btrfs-stream}
-# BENCH_ONLY picks workloads (W1 ... W8; W6 is the receives of the W1, W2
+# BENCH_ONLY picks workloads (W1 ... W10; W6 is the receives of the W1, W2
 # and W4 streams, W6R that of 50k file renames), so a run that cannot fit
 # in one sitting can be done in parts.
-only=" ${BENCH_ONLY:-W1 W2 W3 W4 W5 W6 W6R W7 W8} "
+only=" ${BENCH_ONLY:-W1 W2 W3 W4 W5 W6 W6R W7 W8 W9 W10} "
 want() { case "$only" in *" $1 "*) return 0 ;; esac; return 1; }
 
 mounts() {
@@ -177,13 +177,16 @@ fi
 
 # Streams for the userspace figures, written once by the stock module.
 switch_to stock
-if want W6 || want W7; then
-	log "streams for W6 and W7, by the stock module"
+if want W6 || want W7 || want W10; then
+	log "streams for W6, W7 and W10, by the stock module"
 	send -f $B/scratch/W1.stream $B/large/snap
 fi
-if want W6 || want W6R; then
-	log "streams for W6, by the stock module"
+if want W6 || want W6R || want W9; then
+	log "stream for W6 and W9, by the stock module"
 	send -f $B/scratch/W2.stream $B/small/A
+fi
+if want W6 || want W6R; then
+	log "incremental streams for W6, by the stock module"
 	send -p $B/small/A -f $B/scratch/W3.stream $B/small/B
 	send -p $B/small/B -f $B/scratch/W4.stream $B/small/R
 fi
@@ -237,6 +240,62 @@ want W7 && for p in $(seq 1 "$pairs"); do
 	record W7 ours "$p" sh -c "'$bs' dump -f $B/scratch/W1.stream > /dev/null"
 	record W7 baseline "$p" sh -c "btrfs receive --dump -f $B/scratch/W1.stream > /dev/null"
 done
+
+# fail WHAT: a check failed; the run reports it and fails at the end.
+fail() { log "check failed: $*"; echo "failed" >> "$VM_OUT/failures"; }
+
+# W9: the plain backend against GNU tar, the tool people use for this.
+# Both write the W2 files onto a fresh ext4 filesystem (vdf), timed to the
+# end of a sync; each result is compared with the source, untimed, so the
+# two trees are known to be equal.
+fresh_ext4() {
+	umount $B/ext4 2> /dev/null
+	# No lazy init: ext4lazyinit zeroing inode tables during a timed run
+	# would be charged to whichever ran first.
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/vdf > /dev/null &&
+		mount /dev/vdf $B/ext4 || return 1
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+}
+# same_as_source W9 IMPL PAIR: tar cannot restore atimes, so they are left out.
+same_as_source() {
+	"$VM_TOP/build/bin/treecmp" -q -i atime $B/small/A $B/ext4/A ||
+		fail "$1 $2 pair $3: the tree on ext4 differs from its source"
+}
+if want W9; then
+	log "W9: receive of the W2 stream onto ext4 vs tar -x onto ext4"
+	modprobe ext4 || die "ext4 module"
+	mkdir -p $B/ext4
+	tar -cf $B/scratch/W2.tar -C $B/small/A . || die "tar archive of the W2 files"
+	echo "W9 tar: $(tar --version | head -n 1), archive $(stat -c %s $B/scratch/W2.tar) bytes, stream $(stat -c %s $B/scratch/W2.stream) bytes" >> "$VM_OUT/facts.txt"
+	for p in $(seq 1 "$pairs"); do
+		fresh_ext4 || die "mkfs.ext4"
+		record W9 ours "$p" sh -c "'$bs' receive -q -f $B/scratch/W2.stream $B/ext4 && sync"
+		same_as_source W9 ours "$p"
+		fresh_ext4 || die "mkfs.ext4"
+		record W9 baseline "$p" sh -c "mkdir $B/ext4/A && tar -xf $B/scratch/W2.tar -C $B/ext4/A && sync"
+		same_as_source W9 baseline "$p"
+	done
+	umount $B/ext4
+	rm -f $B/scratch/W2.tar
+	echo "W9 check: every tree, received and extracted, equal to the source by treecmp -i atime unless a failure is logged" >> "$VM_OUT/facts.txt"
+fi
+
+# W10: one file of a stream without receiving it, against receiving all.
+if want W10; then
+	log "W10: cat of one file of the W1 stream vs its full receive"
+	mkdir -p $B/scratch/full
+	"$bs" cat $B/scratch/W1.stream large5 | cmp - $B/large/snap/large5 ||
+		fail "W10: cat's bytes differ from large5"
+	for p in $(seq 1 "$pairs"); do
+		empty_dest $B/scratch/full snap
+		record W10 ours "$p" sh -c "'$bs' cat $B/scratch/W1.stream large5 > /dev/null"
+		empty_dest $B/scratch/full snap
+		record W10 baseline "$p" sh -c "'$bs' receive -q -f $B/scratch/W1.stream $B/scratch/full && sync"
+	done
+	cmp $B/scratch/full/snap/large5 $B/large/snap/large5 || fail "W10: received large5 differs"
+	empty_dest $B/scratch/full snap
+fi
 
 umounts
 [ ! -s "$VM_OUT/failures" ]

@@ -46,6 +46,20 @@ check "W3 against W2 from our medians" "grep -q 'takes 1/120 of the' $T/a.md"
 check "unmeasured workloads are listed" "grep -q 'Not measured to completion yet.*: W4,' $T/a.md"
 check "run facts of both runs" "[ \$(grep -c '^note: run' $T/a.md) -eq 2 ]"
 
+# Two-digit workloads: W10 comes after W9 (not after W1), both with their
+# titles and goals, and their notes are memory, not kernel slab.
+run_results "$T/a" 20260102-000000 W9 40 44
+run_results "$T/a" 20260102-000000 W10 2 20
+report "$T/a" cmd > "$T/a.md"
+check "W9 row: title, ratio, goal" \
+	"row W9 $T/a.md | grep -q '| receive of W2.s stream onto ext4 vs tar -x .* | 1.10 (1.10-1.10) | - | >= 1.0 | yes |\$'"
+check "W10 row: title, ratio, goal" \
+	"row W10 $T/a.md | grep -q '| cat of one 256 MiB file of W1.s stream .* | 10.00 (10.00-10.00) | - | >= 5.0 | yes |\$'"
+check "rows in workload order, W10 last" \
+	"[ \"\$(grep -o '^| W[0-9]* |' $T/a.md | tail -n 3 | tr -d '| ' | tr '\n' ' ')\" = 'W3 W9 W10 ' ]"
+check "W9 and W10 notes give peak memory" \
+	"grep -q '^- W9 peak memory' $T/a.md && grep -q '^- W10 peak memory' $T/a.md && ! grep -q '^- W10 kernel slab' $T/a.md"
+
 # A fresh checkout: no runs, only the committed report. Nothing is lost.
 mkdir "$T/empty"
 report "$T/empty" cmd "$T/a.md" > "$T/carry.md"
@@ -61,6 +75,7 @@ check "new run's row replaces the carried one" \
 check "an incomplete run does not replace a carried row" "[ \"\$(row W1 $T/b.md)\" = \"\$(row W1 $T/a.md)\" ]"
 check "incomplete run is noted" "grep -q '^- W1: no complete run; run 20260103-000000' $T/b.md"
 check "carried rows keep their notes" "grep -q '^- W3 kernel slab growth' $T/b.md"
+check "a two-digit workload keeps its notes" "grep -q '^- W10 peak memory' $T/b.md"
 check "repeatability includes carried and compared rows" \
 	"grep -q 'Repeatability .*: 2 of 2 rows; one complete run only: W3' $T/b.md"
 check "W3 against W2 mixes a carried and a new median" "grep -q 'takes 1/100 of the' $T/b.md"
