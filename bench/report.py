@@ -182,6 +182,15 @@ def partial_note(w, runs):
     if not partial:
         return []
     r = partial[-1]
+    pairs = r.pairs(w)
+    if pairs:
+        ours, base = r.results[w]["ours"], r.results[w]["base"]
+        return ["- %s: no complete run; run %s measured %d of %d pairs: ours %s s, "
+                "baseline %s s, ratio median %.2f" % (
+                    w, r.name, len(pairs), r.pairs_wanted,
+                    ", ".join(secs(ours[p][0]) for p in pairs),
+                    ", ".join(secs(base[p][0]) for p in pairs),
+                    statistics.median(r.ratios(w)))]
     side = "ours" if r.results[w]["ours"] else "base"
     return ["- %s: no complete run; run %s measured %s %s s" % (
         w, r.name, "ours" if side == "ours" else "the baseline",

@@ -73,7 +73,8 @@ report "$T/b" cmd "$T/a.md" > "$T/b.md"
 check "new run's row replaces the carried one" \
 	"row W2 $T/b.md | grep -q '| 20260103-000000 | 5 | 50.00 .* | 2.10 (2.10-2.10) | 2.00 (+5.0%) in 20260101-000000 |'"
 check "an incomplete run does not replace a carried row" "[ \"\$(row W1 $T/b.md)\" = \"\$(row W1 $T/a.md)\" ]"
-check "incomplete run is noted" "grep -q '^- W1: no complete run; run 20260103-000000' $T/b.md"
+check "incomplete run is noted with its pairs" \
+	"grep -q '^- W1: no complete run; run 20260103-000000 measured 3 of 5 pairs: ours 10.00, 10.00, 10.00 s, baseline 30.00, 30.00, 30.00 s, ratio median 3.00\$' $T/b.md"
 check "carried rows keep their notes" "grep -q '^- W3 kernel slab growth' $T/b.md"
 check "a two-digit workload keeps its notes" "grep -q '^- W10 peak memory' $T/b.md"
 check "repeatability includes carried and compared rows" \
