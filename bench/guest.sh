@@ -149,14 +149,31 @@ ioctl_figure() {
 	done
 }
 
+# limit_figure WORKLOAD CMD: issue 21's floor for a row, in the same boot:
+# CMD reads (for a send) or writes (for a receive) the same data plainly,
+# cold, once per pair. BENCH_LIMITS=0 leaves the limits out.
+limit_figure() {
+	local p
+	want "$1" && [ "${BENCH_LIMITS:-1}" != 0 ] || return 0
+	log "$1: its limit"
+	for p in $(seq 1 "$pairs"); do
+		switch_to stock
+		record "$1" limit "$p" bash -c "$2"
+	done
+}
+
 # Kernel figures in the order BENCH_ONLY names them: a run that may not
 # end in time does the most wanted first.
 for w in $only; do
 	case $w in
 	W1) kernel_figure W1 "full send of the large files" \
-		"btrfs -q send $B/large/snap > /dev/null" ;;
+		"btrfs -q send $B/large/snap > /dev/null"
+		limit_figure W1 "cat $B/large/snap/large* > /dev/null" ;;
 	W2) kernel_figure W2 "full send of the small files" \
-		"btrfs -q send $B/small/A > /dev/null" ;;
+		"btrfs -q send $B/small/A > /dev/null"
+		# Through a pipe: GNU tar does not read the files when the
+		# archive it writes is /dev/null.
+		limit_figure W2 "set -o pipefail; tar -cf - -C $B/small/A . | cat > /dev/null" ;;
 	W3) kernel_figure W3 "incremental send, 0.1% changed" \
 		"btrfs -q send -p $B/small/A $B/small/B > /dev/null" ;;
 	W4) kernel_figure W4 "incremental send after a 50k-file directory rename" \
@@ -211,15 +228,21 @@ empty_dest() {
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 }
+# receive_workload W DIR NAME [TAR]: with TAR, an archive of the same
+# files, also the row's limit: tar -x of it into a new subvolume.
 receive_workload() {
-	local w=$1 dir=$2 name=$3 p
+	local w=$1 dir=$2 name=$3 tar=${4:-} p
 	log "W6-$w: receive of the $w stream"
+	[ "${BENCH_LIMITS:-1}" != 0 ] || tar=
 	for p in $(seq 1 "$pairs"); do
 		empty_dest "$dir" "$name"
 		# Timed to the end of a sync: both pay for their writeback.
 		record "W6-$w" ours "$p" sh -c "'$bs' receive -q -f $B/scratch/$w.stream '$dir' && sync"
 		empty_dest "$dir" "$name"
 		record "W6-$w" baseline "$p" sh -c "btrfs -q receive -f $B/scratch/$w.stream '$dir' && sync"
+		[ -n "$tar" ] || continue
+		empty_dest "$dir" "$name"
+		record "W6-$w" limit "$p" sh -c "btrfs -q subvolume create '$dir/$name' && tar -xf '$tar' -C '$dir/$name' && sync"
 	done
 	empty_dest "$dir" "$name"
 }
@@ -228,8 +251,15 @@ if ! want W6 && ! want W6R; then
 elif "$bs" receive --help > /dev/null 2>&1; then
 	mkdir -p $B/scratch/full $B/scratch/incr
 	if want W6; then
-		receive_workload W1 $B/scratch/full snap
-		receive_workload W2 $B/scratch/full A
+		# Archives of the same files for the limits: W1's made here (8
+		# files), W2's on the host (vdg; 200,000 files).
+		if [ "${BENCH_LIMITS:-1}" != 0 ]; then
+			tar -cf $B/scratch/W1.tar -C $B/large/snap . || die "tar archive of the W1 files"
+			cat /dev/vdg > $B/scratch/W2.tar || die "copy of the tar archive"
+		fi
+		receive_workload W1 $B/scratch/full snap $B/scratch/W1.tar
+		rm -f $B/scratch/W1.tar
+		receive_workload W2 $B/scratch/full A $B/scratch/W2.tar
 	fi
 	log "parents of the incremental streams, received by btrfs-progs"
 	btrfs -q receive -f $B/scratch/W2.stream $B/scratch/incr
@@ -305,7 +335,7 @@ if want W9; then
 	fi
 	# The archive was made on the host from the tree the image holds; on
 	# the same filesystem as the stream, so both read alike.
-	cat /dev/vdg > $B/scratch/W2.tar || die "copy of the tar archive"
+	[ -f $B/scratch/W2.tar ] || cat /dev/vdg > $B/scratch/W2.tar || die "copy of the tar archive"
 	echo "W9 tar: $(tar --version | head -n 1), archive $(stat -c %s $B/scratch/W2.tar) bytes, stream $(stat -c %s $B/scratch/W2.stream) bytes" >> "$VM_OUT/facts.txt"
 	for p in $(seq 1 "$pairs"); do
 		fresh_ext4 || die "mkfs.ext4"

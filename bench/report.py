@@ -44,6 +44,16 @@ GOALS = {"W1": 1.0, "W2": 1.2, "W3": 1.0, "W4": 1.0, "W5": 1.0,
 ORDER = list(TITLES)
 # Rows timing the kernel's send (their notes are slab growth, not memory).
 KERNEL = ("W1", "W2", "W3", "W4", "W5")
+# The floor each row is held against (issue 21): plainly reading the same
+# files for a send, plainly writing them for a receive, cold, in the same
+# boot. bench/guest.sh times them as implementation "limit".
+LIMITS = {
+    "W1": "cat of the same files to /dev/null",
+    "W2": "tar -c of the same files through a pipe to /dev/null",
+    "W6-W1": "tar -x of the same files into a new subvolume, then sync",
+    "W6-W2": "tar -x of the same files into a new subvolume, then sync",
+}
+TABLE_COLUMNS = 10
 
 
 class Run:
@@ -71,7 +81,8 @@ class Run:
                 continue
             w, impl, pair, secs, size, slab = f[:6]
             rss = int(f[6]) if len(f) > 6 and f[6] else None
-            self.results[w]["ours" if impl == "ours" else "base"][int(pair)] = (
+            side = impl if impl in ("ours", "limit") else "base"
+            self.results[w][side][int(pair)] = (
                 float(secs), int(size) if size else None, int(slab), rss)
 
     def pairs(self, w):
@@ -84,6 +95,12 @@ class Run:
     def ratios(self, w):
         ours, base = self.results[w]["ours"], self.results[w]["base"]
         return [base[p][0] / ours[p][0] for p in self.pairs(w) if ours[p][0] > 0]
+
+    def limit_ratios(self, w):
+        """Our time over the limit's, pair by pair (1 = as fast as the floor)."""
+        ours, limit = self.results[w]["ours"], self.results[w]["limit"]
+        return [ours[p][0] / limit[p][0] for p in self.pairs(w)
+                if p in limit and limit[p][0] > 0]
 
 
 class EarlierReport:
@@ -176,6 +193,24 @@ def notes_for(w, run):
     return notes
 
 
+def limit_note(w, run):
+    """What the limit of row w was and how long it took, if this run timed it."""
+    limit = run.results[w]["limit"]
+    pairs = [p for p in run.pairs(w) if p in limit]
+    if not pairs:
+        return []
+    return ["- %s limit (%s, cold): %s s" % (
+        w, LIMITS.get(w, "plain read or write of the same data"),
+        spread([limit[p][0] for p in pairs]))]
+
+
+def with_cells(line, n):
+    """A table row padded with "-" cells to n columns (rows carried over from
+    a report written before the table had its last columns)."""
+    have = len(line.strip().strip("|").split("|"))
+    return line + " - |" * max(n - have, 0)
+
+
 def partial_note(w, runs):
     """What the newest run that timed w but did not finish it measured."""
     partial = [r for r in runs if r.results.get(w)]
@@ -227,10 +262,8 @@ def main():
            "the previous column is the ratio of the run before it, to show how well a "
            "figure repeats. Rows from runs whose raw results are no longer in build/ "
            "are kept from the previous version of this file." % command, "",
-           "| workload | what | run | pairs | ours s | baseline s | ratio median (range) "
-           "| previous run's ratio (change) | goal | met |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
-    notes, used, missing = [], {}, []
+           ]
+    rows, notes, used, missing = [], [], {}, []
     changes, single = [], []
     chosen, carried = {}, {}
     for w in ORDER + sorted(set(k for r in runs for k in r.results) - set(ORDER)):
@@ -241,7 +274,7 @@ def main():
             if not old:
                 missing.append(w)
                 continue
-            out.append(old["line"])
+            rows.append(old["line"])
             notes += earlier.notes.get(w, [])
             carried[w] = old
             for name in (old["run"], old["previous"]):
@@ -276,11 +309,26 @@ def main():
         met = "-" if goal is None else "yes" if med >= goal else "no"
         pairs = run.pairs(w)
         ours, base = run.results[w]["ours"], run.results[w]["base"]
-        out.append("| %s | %s | %s | %d | %s | %s | %.2f (%.2f-%.2f) | %s | %s | %s |" % (
+        row = "| %s | %s | %s | %d | %s | %s | %.2f (%.2f-%.2f) | %s | %s | %s |" % (
             w, TITLES.get(w, w), run.name, len(pairs), spread([ours[p][0] for p in pairs]),
             spread([base[p][0] for p in pairs]), med, min(ratios), max(ratios),
-            prev, "-" if goal is None else ">= %s" % goal, met))
-        notes += notes_for(w, run)
+            prev, "-" if goal is None else ">= %s" % goal, met)
+        limits = run.limit_ratios(w)
+        if limits:
+            row += " %.2f |" % statistics.median(limits)
+        rows.append(row)
+        notes += notes_for(w, run) + limit_note(w, run)
+    # The limit column appears once some row has a limit figure.
+    columns = max(len(r.strip().strip("|").split("|")) for r in rows) if rows else TABLE_COLUMNS
+    header = ["| workload | what | run | pairs | ours s | baseline s | ratio median (range) "
+              "| previous run's ratio (change) | goal | met |", "|" + "---|" * TABLE_COLUMNS]
+    if columns > TABLE_COLUMNS:
+        header = [header[0] + " ours / limit, time median |", header[1] + "---|"]
+        out[2] += (" The last column is our time over that of the row's limit, pairs "
+                    "measured in the same boot: the floor of merely reading (send) or "
+                    "writing (receive) the same data, described in the Notes; 1 would be "
+                    "as fast as the floor.")
+    out += header + [with_cells(r, columns) for r in rows]
     ours_median = {w: statistics.median(v[0] for v in r.results[w]["ours"].values())
                    for w, r in chosen.items()}
     ours_median.update({w: row["ours"] for w, row in carried.items()})

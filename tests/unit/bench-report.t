@@ -60,8 +60,29 @@ check "rows in workload order, W10 last" \
 check "W9 and W10 notes give peak memory" \
 	"grep -q '^- W9 peak memory' $T/a.md && grep -q '^- W10 peak memory' $T/a.md && ! grep -q '^- W10 kernel slab' $T/a.md"
 
+# Issue 21's limit: no column while no run timed one (the rows above), then
+# ours / limit per pair for the rows that have it, "-" for the others,
+# carried rows included.
+check "no limit column without limit figures" "! grep -q 'ours / limit' $T/a.md"
+mkdir -p "$T/l"
+run_results "$T/l" 20260104-000000 W2 40 80
+for p in 1 2 3 4 5; do
+	printf 'W2\tlimit\t%d\t10\t\t0\t\n' "$p" >> "$T/l/20260104-000000/results.tsv"
+done
+report "$T/l" cmd "$T/a.md" > "$T/l.md"
+check "limits do not count as the baseline" "row W2 $T/l.md | grep -q '| 40.00 (40.00-40.00) | 80.00 (80.00-80.00) | 2.00 (2.00-2.00) |'"
+check "ours / limit is our time over the limit's" "row W2 $T/l.md | grep -q '| >= 1.2 | yes | 4.00 |\$'"
+check "other rows, carried too, get a dash" "row W1 $T/l.md | grep -q '| yes | - |\$' && row W10 $T/l.md | grep -q '| yes | - |\$'"
+check "header and rule have the column" \
+	"grep -q '| met | ours / limit, time median |\$' $T/l.md && grep -q '^|---|---|---|---|---|---|---|---|---|---|---|\$' $T/l.md"
+check "the limit is described in the notes" \
+	"grep -q '^- W2 limit (tar -c of the same files through a pipe to /dev/null, cold): 10.00 (10.00-10.00) s\$' $T/l.md"
+mkdir -p "$T/empty"
+report "$T/empty" cmd "$T/l.md" > "$T/l2.md"
+check "a report with the column carries over unchanged" "cmp -s $T/l.md $T/l2.md"
+
 # A fresh checkout: no runs, only the committed report. Nothing is lost.
-mkdir "$T/empty"
+mkdir -p "$T/empty"
 report "$T/empty" cmd "$T/a.md" > "$T/carry.md"
 check "carried report equals the one it came from" "cmp -s $T/a.md $T/carry.md"
 
