@@ -1,7 +1,8 @@
 #!/bin/bash
 # Guest side of `make bench`.  Disks: vdb scratch, vdc large files, vdd small
-# files, vde one file to reflink.  Writes $VM_OUT/results.tsv with one line
-# per timed run: workload, implementation, pair, seconds, bytes, slab KiB delta.
+# files, vde one file to reflink, vdf made ext4 afresh for each W9 run, vdg
+# a tar archive of the small files (made with the image from the same tree).
+# Writes $VM_OUT/results.tsv with one line per timed run: workload, implementation, pair, seconds, bytes, slab KiB delta.
 set -u
 . "$VM_TOP/tests/vm/lib-guest.sh"
 pairs=${BENCH_PAIRS:-5}
@@ -9,11 +10,16 @@ B=/tmp/b
 res=$VM_OUT/results.tsv
 : > "$res"
 bs=${BENCH_BS:-$VM_TOP/build/bin/btrfs-stream}
-# BENCH_ONLY picks workloads (W1 ... W8; W6 is the receives of the W1, W2
+# BENCH_ONLY picks workloads (W1 ... W10; W6 is the receives of the W1, W2
 # and W4 streams, W6R that of 50k file renames), so a run that cannot fit
 # in one sitting can be done in parts.
-only=" ${BENCH_ONLY:-W1 W2 W3 W4 W5 W6 W6R W7 W8} "
+only=" ${BENCH_ONLY:-W1 W2 W3 W4 W5 W6 W6R W7 W8 W9 W10} "
 want() { case "$only" in *" $1 "*) return 0 ;; esac; return 1; }
+want_any() {
+	local w
+	for w; do want "$w" && return 0; done
+	return 1
+}
 
 mounts() {
 	mkdir -p $B/scratch $B/large $B/small $B/shared
@@ -86,13 +92,16 @@ mounts || die "mount"
 # Sources, made once: read-only snapshots of each image's top level.
 btrfs -q subvolume snapshot -r $B/large $B/large/snap
 btrfs -q subvolume snapshot -r $B/small $B/small/A
-# W3: 0.1% of the small files changed.
-find $B/small -path $B/small/A -prune -o -type f -name 'f*' -print | awk 'NR % 1000 == 7' |
-	while read -r f; do echo changed >> "$f"; done
-btrfs -q subvolume snapshot -r $B/small $B/small/B
-# W4: rename the directory holding a quarter of the files.
-mv $B/small/dir50k $B/small/dir50k-renamed
-btrfs -q subvolume snapshot -r $B/small $B/small/R
+# W3: 0.1% of the small files changed; W4: rename the directory holding a
+# quarter of the files. (Walking 200,000 files costs minutes of emulation,
+# so only for the workloads that use these snapshots.)
+if want_any W3 W4 W6 W6R W8; then
+	find $B/small -path $B/small/A -prune -o -type f -name 'f*' -print | awk 'NR % 1000 == 7' |
+		while read -r f; do echo changed >> "$f"; done
+	btrfs -q subvolume snapshot -r $B/small $B/small/B
+	mv $B/small/dir50k $B/small/dir50k-renamed
+	btrfs -q subvolume snapshot -r $B/small $B/small/R
+fi
 # W6R: W4's stream is one rename; receive is also timed on 50k of them.
 if want W6R; then
 	python3 - $B/small/dir50k-renamed <<'PY'
@@ -140,14 +149,31 @@ ioctl_figure() {
 	done
 }
 
+# limit_figure WORKLOAD CMD: issue 21's floor for a row, in the same boot:
+# CMD reads (for a send) or writes (for a receive) the same data plainly,
+# cold, once per pair. BENCH_LIMITS=0 leaves the limits out.
+limit_figure() {
+	local p
+	want "$1" && [ "${BENCH_LIMITS:-1}" != 0 ] || return 0
+	log "$1: its limit"
+	for p in $(seq 1 "$pairs"); do
+		switch_to stock
+		record "$1" limit "$p" bash -c "$2"
+	done
+}
+
 # Kernel figures in the order BENCH_ONLY names them: a run that may not
 # end in time does the most wanted first.
 for w in $only; do
 	case $w in
 	W1) kernel_figure W1 "full send of the large files" \
-		"btrfs -q send $B/large/snap > /dev/null" ;;
+		"btrfs -q send $B/large/snap > /dev/null"
+		limit_figure W1 "cat $B/large/snap/large* > /dev/null" ;;
 	W2) kernel_figure W2 "full send of the small files" \
-		"btrfs -q send $B/small/A > /dev/null" ;;
+		"btrfs -q send $B/small/A > /dev/null"
+		# Through a pipe: GNU tar does not read the files when the
+		# archive it writes is /dev/null.
+		limit_figure W2 "set -o pipefail; tar -cf - -C $B/small/A . | cat > /dev/null" ;;
 	W3) kernel_figure W3 "incremental send, 0.1% changed" \
 		"btrfs -q send -p $B/small/A $B/small/B > /dev/null" ;;
 	W4) kernel_figure W4 "incremental send after a 50k-file directory rename" \
@@ -177,13 +203,16 @@ fi
 
 # Streams for the userspace figures, written once by the stock module.
 switch_to stock
-if want W6 || want W7; then
-	log "streams for W6 and W7, by the stock module"
+if want W6 || want W7 || want W10; then
+	log "streams for W6, W7 and W10, by the stock module"
 	send -f $B/scratch/W1.stream $B/large/snap
 fi
 if want W6 || want W6R; then
-	log "streams for W6, by the stock module"
+	log "stream for W6 (and W9), by the stock module"
 	send -f $B/scratch/W2.stream $B/small/A
+fi
+if want W6 || want W6R; then
+	log "incremental streams for W6, by the stock module"
 	send -p $B/small/A -f $B/scratch/W3.stream $B/small/B
 	send -p $B/small/B -f $B/scratch/W4.stream $B/small/R
 fi
@@ -199,15 +228,21 @@ empty_dest() {
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 }
+# receive_workload W DIR NAME [TAR]: with TAR, an archive of the same
+# files, also the row's limit: tar -x of it into a new subvolume.
 receive_workload() {
-	local w=$1 dir=$2 name=$3 p
+	local w=$1 dir=$2 name=$3 tar=${4:-} p
 	log "W6-$w: receive of the $w stream"
+	[ "${BENCH_LIMITS:-1}" != 0 ] || tar=
 	for p in $(seq 1 "$pairs"); do
 		empty_dest "$dir" "$name"
 		# Timed to the end of a sync: both pay for their writeback.
 		record "W6-$w" ours "$p" sh -c "'$bs' receive -q -f $B/scratch/$w.stream '$dir' && sync"
 		empty_dest "$dir" "$name"
 		record "W6-$w" baseline "$p" sh -c "btrfs -q receive -f $B/scratch/$w.stream '$dir' && sync"
+		[ -n "$tar" ] || continue
+		empty_dest "$dir" "$name"
+		record "W6-$w" limit "$p" sh -c "btrfs -q subvolume create '$dir/$name' && tar -xf '$tar' -C '$dir/$name' && sync"
 	done
 	empty_dest "$dir" "$name"
 }
@@ -216,8 +251,15 @@ if ! want W6 && ! want W6R; then
 elif "$bs" receive --help > /dev/null 2>&1; then
 	mkdir -p $B/scratch/full $B/scratch/incr
 	if want W6; then
-		receive_workload W1 $B/scratch/full snap
-		receive_workload W2 $B/scratch/full A
+		# Archives of the same files for the limits: W1's made here (8
+		# files), W2's on the host (vdg; 200,000 files).
+		if [ "${BENCH_LIMITS:-1}" != 0 ]; then
+			tar -cf $B/scratch/W1.tar -C $B/large/snap . || die "tar archive of the W1 files"
+			cat /dev/vdg > $B/scratch/W2.tar || die "copy of the tar archive"
+		fi
+		receive_workload W1 $B/scratch/full snap $B/scratch/W1.tar
+		rm -f $B/scratch/W1.tar
+		receive_workload W2 $B/scratch/full A $B/scratch/W2.tar
 	fi
 	log "parents of the incremental streams, received by btrfs-progs"
 	btrfs -q receive -f $B/scratch/W2.stream $B/scratch/incr
@@ -237,6 +279,75 @@ want W7 && for p in $(seq 1 "$pairs"); do
 	record W7 ours "$p" sh -c "'$bs' dump -f $B/scratch/W1.stream > /dev/null"
 	record W7 baseline "$p" sh -c "btrfs receive --dump -f $B/scratch/W1.stream > /dev/null"
 done
+
+# fail WHAT: a check failed; the run reports it and fails at the end.
+fail() { log "check failed: $*"; echo "failed" >> "$VM_OUT/failures"; }
+
+# W10: one file of a stream without receiving it, against receiving all.
+if want W10; then
+	log "W10: cat of one file of the W1 stream vs its full receive"
+	mkdir -p $B/scratch/full
+	"$bs" cat $B/scratch/W1.stream large5 | cmp - $B/large/snap/large5 ||
+		fail "W10: cat's bytes differ from large5"
+	for p in $(seq 1 "$pairs"); do
+		empty_dest $B/scratch/full snap
+		record W10 ours "$p" sh -c "'$bs' cat $B/scratch/W1.stream large5 > /dev/null"
+		empty_dest $B/scratch/full snap
+		record W10 baseline "$p" sh -c "'$bs' receive -q -f $B/scratch/W1.stream $B/scratch/full && sync"
+	done
+	cmp $B/scratch/full/snap/large5 $B/large/snap/large5 || fail "W10: received large5 differs"
+	empty_dest $B/scratch/full snap
+fi
+
+# W9: the plain backend against GNU tar, the tool people use for this.
+# Both write the W2 files onto a fresh ext4 filesystem (vdf), timed to the
+# end of a sync. The first pair's results are compared with the source,
+# untimed, so the two trees are known to be equal (a comparison of 200,000
+# files costs minutes of emulation; later pairs run the same commands).
+fresh_ext4() {
+	umount $B/ext4 2> /dev/null
+	# No lazy init: ext4lazyinit zeroing inode tables during a timed run
+	# would be charged to whichever ran first.
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 /dev/vdf > /dev/null &&
+		mount /dev/vdf $B/ext4 || return 1
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+}
+# same_as_source IMPL PAIR: tar cannot restore atimes, so they are left out.
+same_as_source() {
+	[ "$2" = 1 ] || return 0
+	if "$VM_TOP/build/bin/treecmp" -q -i atime $B/small/A $B/ext4/A; then
+		echo "W9 check: $1's tree on ext4 (pair 1) equal to the source by treecmp -i atime" >> "$VM_OUT/facts.txt"
+	else
+		fail "W9 $1 pair $2: the tree on ext4 differs from its source"
+	fi
+}
+if want W9; then
+	log "W9: receive of the W2 stream onto ext4 vs tar -x onto ext4"
+	modprobe ext4 || die "ext4 module"
+	mkdir -p $B/ext4
+	# Sent by our module (half the stock module's time) unless W6 made it.
+	if [ ! -f $B/scratch/W2.stream ]; then
+		switch_to ours
+		log "W9: W2 stream, by our module"
+		send -f $B/scratch/W2.stream $B/small/A || die "W2 stream"
+		echo "W9 stream: W2's, sent by our module" >> "$VM_OUT/facts.txt"
+	fi
+	# The archive was made on the host from the tree the image holds; on
+	# the same filesystem as the stream, so both read alike.
+	[ -f $B/scratch/W2.tar ] || cat /dev/vdg > $B/scratch/W2.tar || die "copy of the tar archive"
+	echo "W9 tar: $(tar --version | head -n 1), archive $(stat -c %s $B/scratch/W2.tar) bytes, stream $(stat -c %s $B/scratch/W2.stream) bytes" >> "$VM_OUT/facts.txt"
+	for p in $(seq 1 "$pairs"); do
+		fresh_ext4 || die "mkfs.ext4"
+		record W9 ours "$p" sh -c "'$bs' receive -q -f $B/scratch/W2.stream $B/ext4 && sync"
+		same_as_source ours "$p"
+		fresh_ext4 || die "mkfs.ext4"
+		record W9 baseline "$p" sh -c "mkdir $B/ext4/A && tar -xf $B/scratch/W2.tar -C $B/ext4/A && sync"
+		same_as_source tar "$p"
+	done
+	umount $B/ext4
+	rm -f $B/scratch/W2.tar
+fi
 
 umounts
 [ ! -s "$VM_OUT/failures" ]

@@ -35,10 +35,25 @@ TITLES = {
     "W6-W4R": "receive of an incremental stream with 50k file renames",
     "W7": "dump of W1's stream vs btrfs receive --dump",
     "W8": "diff of W3's snapshots vs rsync -ain --delete",
+    "W9": "receive of W2's stream onto ext4 vs tar -x of the same files onto ext4",
+    "W10": "cat of one 256 MiB file of W1's stream vs a full receive of it",
 }
 GOALS = {"W1": 1.0, "W2": 1.2, "W3": 1.0, "W4": 1.0, "W5": 1.0,
-         "W6-W1": 1.0, "W6-W2": 1.5, "W6-W4": 1.0, "W6-W4R": 1.0, "W7": 2.0, "W8": 10.0}
+         "W6-W1": 1.0, "W6-W2": 1.5, "W6-W4": 1.0, "W6-W4R": 1.0, "W7": 2.0, "W8": 10.0,
+         "W9": 1.0, "W10": 5.0}
 ORDER = list(TITLES)
+# Rows timing the kernel's send (their notes are slab growth, not memory).
+KERNEL = ("W1", "W2", "W3", "W4", "W5")
+# The floor each row is held against (issue 21): plainly reading the same
+# files for a send, plainly writing them for a receive, cold, in the same
+# boot. bench/guest.sh times them as implementation "limit".
+LIMITS = {
+    "W1": "cat of the same files to /dev/null",
+    "W2": "tar -c of the same files through a pipe to /dev/null",
+    "W6-W1": "tar -x of the same files into a new subvolume, then sync",
+    "W6-W2": "tar -x of the same files into a new subvolume, then sync",
+}
+TABLE_COLUMNS = 10
 
 
 class Run:
@@ -66,7 +81,8 @@ class Run:
                 continue
             w, impl, pair, secs, size, slab = f[:6]
             rss = int(f[6]) if len(f) > 6 and f[6] else None
-            self.results[w]["ours" if impl == "ours" else "base"][int(pair)] = (
+            side = impl if impl in ("ours", "limit") else "base"
+            self.results[w][side][int(pair)] = (
                 float(secs), int(size) if size else None, int(slab), rss)
 
     def pairs(self, w):
@@ -80,6 +96,12 @@ class Run:
         ours, base = self.results[w]["ours"], self.results[w]["base"]
         return [base[p][0] / ours[p][0] for p in self.pairs(w) if ours[p][0] > 0]
 
+    def limit_ratios(self, w):
+        """Our time over the limit's, pair by pair (1 = as fast as the floor)."""
+        ours, limit = self.results[w]["ours"], self.results[w]["limit"]
+        return [ours[p][0] / limit[p][0] for p in self.pairs(w)
+                if p in limit and limit[p][0] > 0]
+
 
 class EarlierReport:
     """The rows, notes and run facts of a report this script wrote before."""
@@ -87,7 +109,7 @@ class EarlierReport:
     ROW = re.compile(r"^\| (W[\w-]+) \| [^|]* \| (\d{8}-\d{6}) \| \d+ \| ([\d.]+) \(")
     RATIO = re.compile(r"^([\d.]+) \(")
     CHANGE = re.compile(r"^([\d.]+) \(([+-][\d.]+)%\) in (\d{8}-\d{6})$")
-    NOTE = re.compile(r"^- (W\d(?:-[\w]+)?)[ :]")
+    NOTE = re.compile(r"^- (W\d+(?:-[\w]+)?)[ :]")
 
     def __init__(self, path):
         self.rows, self.notes, self.runs = {}, defaultdict(list), {}
@@ -159,7 +181,7 @@ def notes_for(w, run):
             w, sizes[0][0], sizes[0][1], sizes[0][0] / sizes[0][1]))
     if w.endswith("-ioctl"):
         return notes
-    if w[:2] in ("W6", "W7", "W8"):
+    if w.split("-")[0] not in KERNEL:
         rss = [(ours[p][3], base[p][3]) for p in pairs if ours[p][3] and base[p][3]]
         if rss:
             notes.append("- %s peak memory (max RSS, MiB): ours %.1f, baseline %.1f" % (
@@ -171,12 +193,39 @@ def notes_for(w, run):
     return notes
 
 
+def limit_note(w, run):
+    """What the limit of row w was and how long it took, if this run timed it."""
+    limit = run.results[w]["limit"]
+    pairs = [p for p in run.pairs(w) if p in limit]
+    if not pairs:
+        return []
+    return ["- %s limit (%s, cold): %s s" % (
+        w, LIMITS.get(w, "plain read or write of the same data"),
+        spread([limit[p][0] for p in pairs]))]
+
+
+def with_cells(line, n):
+    """A table row padded with "-" cells to n columns (rows carried over from
+    a report written before the table had its last columns)."""
+    have = len(line.strip().strip("|").split("|"))
+    return line + " - |" * max(n - have, 0)
+
+
 def partial_note(w, runs):
     """What the newest run that timed w but did not finish it measured."""
     partial = [r for r in runs if r.results.get(w)]
     if not partial:
         return []
     r = partial[-1]
+    pairs = r.pairs(w)
+    if pairs:
+        ours, base = r.results[w]["ours"], r.results[w]["base"]
+        return ["- %s: no complete run; run %s measured %d of %d pairs: ours %s s, "
+                "baseline %s s, ratio median %.2f" % (
+                    w, r.name, len(pairs), r.pairs_wanted,
+                    ", ".join(secs(ours[p][0]) for p in pairs),
+                    ", ".join(secs(base[p][0]) for p in pairs),
+                    statistics.median(r.ratios(w)))]
     side = "ours" if r.results[w]["ours"] else "base"
     return ["- %s: no complete run; run %s measured %s %s s" % (
         w, r.name, "ours" if side == "ours" else "the baseline",
@@ -206,16 +255,15 @@ def main():
     out = ["# Benchmarks", "",
            "Generated by `%s`; do not edit by hand. Each figure alternates ours and "
            "the baseline (stock btrfs.ko for send, btrfs-progs 6.2 for receive and dump, "
-           "rsync for diff) in one VM boot; times are guest-side seconds, median (min-max). "
+           "rsync for diff, GNU tar for W9, a full receive by ours for W10) in one VM "
+           "boot; times are guest-side seconds, median (min-max). "
            "Ratio = baseline / ours per pair, so above 1 means ours is faster. Each row "
            "comes from the newest run that completed it (column run, listed under Runs); "
            "the previous column is the ratio of the run before it, to show how well a "
            "figure repeats. Rows from runs whose raw results are no longer in build/ "
            "are kept from the previous version of this file." % command, "",
-           "| workload | what | run | pairs | ours s | baseline s | ratio median (range) "
-           "| previous run's ratio (change) | goal | met |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
-    notes, used, missing = [], {}, []
+           ]
+    rows, notes, used, missing = [], [], {}, []
     changes, single = [], []
     chosen, carried = {}, {}
     for w in ORDER + sorted(set(k for r in runs for k in r.results) - set(ORDER)):
@@ -226,7 +274,7 @@ def main():
             if not old:
                 missing.append(w)
                 continue
-            out.append(old["line"])
+            rows.append(old["line"])
             notes += earlier.notes.get(w, [])
             carried[w] = old
             for name in (old["run"], old["previous"]):
@@ -261,11 +309,26 @@ def main():
         met = "-" if goal is None else "yes" if med >= goal else "no"
         pairs = run.pairs(w)
         ours, base = run.results[w]["ours"], run.results[w]["base"]
-        out.append("| %s | %s | %s | %d | %s | %s | %.2f (%.2f-%.2f) | %s | %s | %s |" % (
+        row = "| %s | %s | %s | %d | %s | %s | %.2f (%.2f-%.2f) | %s | %s | %s |" % (
             w, TITLES.get(w, w), run.name, len(pairs), spread([ours[p][0] for p in pairs]),
             spread([base[p][0] for p in pairs]), med, min(ratios), max(ratios),
-            prev, "-" if goal is None else ">= %s" % goal, met))
-        notes += notes_for(w, run)
+            prev, "-" if goal is None else ">= %s" % goal, met)
+        limits = run.limit_ratios(w)
+        if limits:
+            row += " %.2f |" % statistics.median(limits)
+        rows.append(row)
+        notes += notes_for(w, run) + limit_note(w, run)
+    # The limit column appears once some row has a limit figure.
+    columns = max(len(r.strip().strip("|").split("|")) for r in rows) if rows else TABLE_COLUMNS
+    header = ["| workload | what | run | pairs | ours s | baseline s | ratio median (range) "
+              "| previous run's ratio (change) | goal | met |", "|" + "---|" * TABLE_COLUMNS]
+    if columns > TABLE_COLUMNS:
+        header = [header[0] + " ours / limit, time median |", header[1] + "---|"]
+        out[2] += (" The last column is our time over that of the row's limit, pairs "
+                    "measured in the same boot: the floor of merely reading (send) or "
+                    "writing (receive) the same data, described in the Notes; 1 would be "
+                    "as fast as the floor.")
+    out += header + [with_cells(r, columns) for r in rows]
     ours_median = {w: statistics.median(v[0] for v in r.results[w]["ours"].values())
                    for w, r in chosen.items()}
     ours_median.update({w: row["ours"] for w, row in carried.items()})

@@ -46,8 +46,43 @@ check "W3 against W2 from our medians" "grep -q 'takes 1/120 of the' $T/a.md"
 check "unmeasured workloads are listed" "grep -q 'Not measured to completion yet.*: W4,' $T/a.md"
 check "run facts of both runs" "[ \$(grep -c '^note: run' $T/a.md) -eq 2 ]"
 
+# Two-digit workloads: W10 comes after W9 (not after W1), both with their
+# titles and goals, and their notes are memory, not kernel slab.
+run_results "$T/a" 20260102-000000 W9 40 44
+run_results "$T/a" 20260102-000000 W10 2 20
+report "$T/a" cmd > "$T/a.md"
+check "W9 row: title, ratio, goal" \
+	"row W9 $T/a.md | grep -q '| receive of W2.s stream onto ext4 vs tar -x .* | 1.10 (1.10-1.10) | - | >= 1.0 | yes |\$'"
+check "W10 row: title, ratio, goal" \
+	"row W10 $T/a.md | grep -q '| cat of one 256 MiB file of W1.s stream .* | 10.00 (10.00-10.00) | - | >= 5.0 | yes |\$'"
+check "rows in workload order, W10 last" \
+	"[ \"\$(grep -o '^| W[0-9]* |' $T/a.md | tail -n 3 | tr -d '| ' | tr '\n' ' ')\" = 'W3 W9 W10 ' ]"
+check "W9 and W10 notes give peak memory" \
+	"grep -q '^- W9 peak memory' $T/a.md && grep -q '^- W10 peak memory' $T/a.md && ! grep -q '^- W10 kernel slab' $T/a.md"
+
+# Issue 21's limit: no column while no run timed one (the rows above), then
+# ours / limit per pair for the rows that have it, "-" for the others,
+# carried rows included.
+check "no limit column without limit figures" "! grep -q 'ours / limit' $T/a.md"
+mkdir -p "$T/l"
+run_results "$T/l" 20260104-000000 W2 40 80
+for p in 1 2 3 4 5; do
+	printf 'W2\tlimit\t%d\t10\t\t0\t\n' "$p" >> "$T/l/20260104-000000/results.tsv"
+done
+report "$T/l" cmd "$T/a.md" > "$T/l.md"
+check "limits do not count as the baseline" "row W2 $T/l.md | grep -q '| 40.00 (40.00-40.00) | 80.00 (80.00-80.00) | 2.00 (2.00-2.00) |'"
+check "ours / limit is our time over the limit's" "row W2 $T/l.md | grep -q '| >= 1.2 | yes | 4.00 |\$'"
+check "other rows, carried too, get a dash" "row W1 $T/l.md | grep -q '| yes | - |\$' && row W10 $T/l.md | grep -q '| yes | - |\$'"
+check "header and rule have the column" \
+	"grep -q '| met | ours / limit, time median |\$' $T/l.md && grep -q '^|---|---|---|---|---|---|---|---|---|---|---|\$' $T/l.md"
+check "the limit is described in the notes" \
+	"grep -q '^- W2 limit (tar -c of the same files through a pipe to /dev/null, cold): 10.00 (10.00-10.00) s\$' $T/l.md"
+mkdir -p "$T/empty"
+report "$T/empty" cmd "$T/l.md" > "$T/l2.md"
+check "a report with the column carries over unchanged" "cmp -s $T/l.md $T/l2.md"
+
 # A fresh checkout: no runs, only the committed report. Nothing is lost.
-mkdir "$T/empty"
+mkdir -p "$T/empty"
 report "$T/empty" cmd "$T/a.md" > "$T/carry.md"
 check "carried report equals the one it came from" "cmp -s $T/a.md $T/carry.md"
 
@@ -59,8 +94,10 @@ report "$T/b" cmd "$T/a.md" > "$T/b.md"
 check "new run's row replaces the carried one" \
 	"row W2 $T/b.md | grep -q '| 20260103-000000 | 5 | 50.00 .* | 2.10 (2.10-2.10) | 2.00 (+5.0%) in 20260101-000000 |'"
 check "an incomplete run does not replace a carried row" "[ \"\$(row W1 $T/b.md)\" = \"\$(row W1 $T/a.md)\" ]"
-check "incomplete run is noted" "grep -q '^- W1: no complete run; run 20260103-000000' $T/b.md"
+check "incomplete run is noted with its pairs" \
+	"grep -q '^- W1: no complete run; run 20260103-000000 measured 3 of 5 pairs: ours 10.00, 10.00, 10.00 s, baseline 30.00, 30.00, 30.00 s, ratio median 3.00\$' $T/b.md"
 check "carried rows keep their notes" "grep -q '^- W3 kernel slab growth' $T/b.md"
+check "a two-digit workload keeps its notes" "grep -q '^- W10 peak memory' $T/b.md"
 check "repeatability includes carried and compared rows" \
 	"grep -q 'Repeatability .*: 2 of 2 rows; one complete run only: W3' $T/b.md"
 check "W3 against W2 mixes a carried and a new median" "grep -q 'takes 1/100 of the' $T/b.md"
