@@ -57,7 +57,7 @@ received() {
 	echo "$out" | grep -q "is not on btrfs: receiving into plain directories" ||
 		{ echo "no word of plain directories: $out"; return 1; }
 	treecmp $src/$1 $dst/$1 || return 1
-	grep -q "^uuid=$(btrfs subvolume show $src/$1 | awk '/^\s*UUID:/ { print $2 }') " \
+	grep -q "^uuid=$(btrfs subvolume show $src/$1 | awk '$1 == "UUID:" { print $2 }') " \
 		$dst/.btrfs-stream/$1 || { echo "record: $(cat $dst/.btrfs-stream/$1)"; return 1; }
 }
 check "full stream onto ext4: equal to its source, recorded" received A $st/A
