@@ -90,7 +90,8 @@ lost_flags() {
 }
 
 # explain FS USER: read treecmp's lines (SOURCE != RECEIVED) on stdin;
-# print the kind of each expected difference, and "unexplained: LINE" for
+# print the kind of each expected difference with what was lost
+# ("flags:Cm", "xattrs:user", "owners:uid"), and "unexplained: LINE" for
 # any other.
 explain() {
 	awk -v fs=$1 -v user=$2 -v lost="$(lost_flags $1 $2)" -v nobody=$NOBODY_UID -v nogroup=$NOBODY_GID '
@@ -102,16 +103,19 @@ explain() {
 				return 0
 		return 1
 	}
-	function flags_lost(src, got,    i, c) {
-		src = letters(src); got = letters(got)
+	# the letters of src that got lacks, if lost may lack them all
+	function flags_lost(src, got,    i, c, gone) {
+		src = letters(src); got = letters(got); gone = ""
 		if (!subset(got, src))
-			return 0
+			return ""
 		for (i = 1; i <= length(src); i++) {
 			c = substr(src, i, 1)
 			if (index(got, c) == 0 && index(lost, c) == 0)
-				return 0
+				return ""
+			if (index(got, c) == 0)
+				gone = gone c
 		}
-		return 1
+		return gone
 	}
 	{
 		kind = ""
@@ -122,22 +126,23 @@ explain() {
 			n = index(vals, " != ")
 			a = substr(vals, 1, n - 1); b = substr(vals, n + 4)
 			if (user == "nobody" && field == "uid" && b == nobody)
-				kind = "owners"
+				kind = "owners:uid"
 			else if (user == "nobody" && field == "gid" && b == nogroup)
-				kind = "owners"
+				kind = "owners:gid"
 			else if (user == "nobody" && field == "type" && b == "file" &&
 				 (a == "chardev" || a == "blockdev"))
-				kind = "devices"
+				kind = "devices:" a
 			else if (field == "flags") {
 				# fs-verity shows as flag V, reported on its own
 				if (fs != "ext4" && index(a, "V") && !index(b, "V")) {
-					print "verity"
+					print "verity:V"
 					sub(/V/, "", a)
 					if (a == "") a = "-"
 					if (a == b) next
 				}
-				if (flags_lost(a, b))
-					kind = "flags"
+				gone = flags_lost(a, b)
+				if (gone != "")
+					kind = "flags:" gone
 			}
 			else if (fs == "xfs" && a == "(none)" &&
 				 field ~ /^xattr trusted\.SGI_ACL_(FILE|DEFAULT)$/)
@@ -146,8 +151,11 @@ explain() {
 				name = substr(field, 7)
 				if (name ~ /^btrfs\./ ||
 				    (user == "nobody" && name ~ /^(trusted|security)\./) ||
-				    (fs == "tmpfs" && name ~ /^user\./))
-					kind = "xattrs"
+				    (fs == "tmpfs" && name ~ /^user\./)) {
+					kind = name
+					sub(/\..*/, "", kind)
+					kind = "xattrs:" kind
+				}
 			}
 		}
 		print kind != "" ? kind : "unexplained: " $0
@@ -157,10 +165,13 @@ explain() {
 # received_as FS USER CHAIN NAME SOURCE [TREECMP OPTIONS]: DEST/NAME was
 # received completely (its record) and equals SOURCE but for what the
 # destination cannot hold, and receive reported each such kind for NAME or
-# for a subvolume it descends from in the chain (same name up to the
-# first dot).  The kinds seen are kept in $ST/kinds.FS.USER.
+# for a subvolume it descends from in the chain: its lineage, the name up
+# to the first dot, or LINEAGE[NAME].  The kinds seen are kept in
+# $ST/kinds.FS.USER.
+declare -A LINEAGE
 received_as() {
 	local fs=$1 user=$2 chain=$3 name=$4 src=$5 dest=$MNT/$1/$2/$3 out rc k
+	local lineage=${LINEAGE[$4]:-${4%%.*}}
 	shift 5
 	[ -f $dest/.btrfs-stream/$name ] || { echo "no record of $name"; tail -n 20 $ST/log.$fs.$user.$chain; return 1; }
 	out=$(treecmp "$@" $src $dest/$name)
@@ -171,9 +182,9 @@ received_as() {
 	if grep '^unexplained: ' $ST/explained; then
 		return 1
 	fi
-	for k in $(grep -vx same $ST/explained | sort -u); do
-		echo "$k" >> $ST/kinds.$fs.$user
-		grep -q "subvolume '${name%%.*}\.[^']*': .* could not hold [0-9]* ${KIND_TEXT[$k]}" \
+	grep -vx same $ST/explained | sort -u >> $ST/kinds.$fs.$user
+	for k in $(grep -vx same $ST/explained | sed 's/:.*//' | sort -u); do
+		grep -Eq "subvolume '$lineage(\.[^']*)?': .* could not hold [0-9]+ ${KIND_TEXT[$k]}" \
 			$ST/log.$fs.$user.$chain && continue
 		echo "$name differs by $k, which receive did not report:"
 		printf '%s\n' "$out" | head -n 5
@@ -183,7 +194,8 @@ received_as() {
 }
 
 # kinds_seen FS USER: a comment with the kinds of difference that the
-# destination had, and how many snapshots had each.
+# destination had (what exactly: flag letters, xattr namespaces...) and
+# how many snapshots had each.
 kinds_seen() {
 	local f=$ST/kinds.$1.$2
 	if [ -s $f ]; then

@@ -9,7 +9,11 @@
 #     full, B from A, C from B where the scenario has one, per protocol
 #     mode (v1, v2, enc = v2 --compressed-data, enc for data scenarios);
 #   - random trees of fsgen (odd seeds v2 --compressed-data, even v1),
-#     A, B from A, C from B.
+#     A, B from A, C from B;
+#   - the crafted streams of receive-features.sh (receive-crafted.sh:
+#     paths beyond PATH_MAX, inode flags, incrementals onto immutable
+#     inodes, fs-verity), compared with what our receive makes of them on
+#     btrfs.
 # Each chain is received step by step (all full streams of the chain in
 # one receive, then all B, then all C), and every received snapshot must
 # be recorded and equal its source by treecmp but for what the
@@ -28,6 +32,7 @@
 #   ANYWHERE_MODES       their modes (v1 v2 enc)
 #   ANYWHERE_ROUNDTRIP   roundtrip chains: v1 v2c, or empty
 #   ANYWHERE_SEEDS       fsgen seeds, or empty
+#   ANYWHERE_CRAFTED     1: the crafted streams
 #   ANYWHERE_HOSTILE     FS:USER destinations for the hostile corpus
 #
 # Disks: /dev/vdb source (btrfs), /dev/vdc ext4, /dev/vdd XFS.
@@ -35,6 +40,7 @@
 . "$VM_TOP/tests/vm/guest/receive-lib.sh"
 . "$VM_TOP/tests/vm/guest/send-incremental-lib.sh"
 . "$VM_TOP/tests/vm/guest/receive-sources.sh"
+. "$VM_TOP/tests/vm/guest/receive-crafted.sh"
 . "$VM_TOP/tests/vm/guest/receive-anywhere-lib.sh"
 
 SRC=/tmp/mnt/src ST=/tmp/streams
@@ -46,6 +52,7 @@ MODES=${ANYWHERE_MODES-v1 v2 enc}
 ROUNDTRIP=${ANYWHERE_ROUNDTRIP-v1 v2c}
 SEEDS=${ANYWHERE_SEEDS-1 2}
 HOSTILE=${ANYWHERE_HOSTILE-ext4:root}
+CRAFTED=${ANYWHERE_CRAFTED-1}
 
 NAMES=()
 declare -A FLAGS DESC OURS
@@ -228,6 +235,24 @@ random_chain() {
 	printf '%s\n' $c.A $c.B $c.C > $c
 }
 
+# crafted_chain: receive-features.sh's streams, one step each, compared
+# with our receive of them onto btrfs ($SRC/cref), without times: they set
+# the times of a few inodes only (receive-features.sh checks those), the
+# others have the time of each receive.  SHA-512 (verity) is a module the
+# guest cannot autoload.
+crafted_chain() {
+	local c=$ST/chain.crafted s n=0 st=$ST
+	modprobe sha512_generic && crafted_streams || return 1
+	mkdir -p $SRC/cref && : > $c && : > $c.checks
+	for s in long flags locked unlocked verity; do
+		n=$((n + 1))
+		"$BSTREAM" receive -q -f $ST/$s $SRC/cref || return 1
+		echo $ST/$s >> $c
+		echo "check $n $s $SRC/cref/$s -i times" >> $c.checks
+	done
+}
+LINEAGE[unlocked]=locked
+
 CHAINS=()
 if [ ${#NAMES[@]} -gt 0 ]; then
 	made "incremental scenarios: ${NAMES[*]}" scenario_sources &&
@@ -240,6 +265,7 @@ if [ -n "$ROUNDTRIP" ]; then
 	for v in $ROUNDTRIP; do made "roundtrip streams $v" roundtrip_chain $v && CHAINS+=(rt-$v); done
 fi
 [ -n "$SEEDS" ] && made "random trees, seeds $SEEDS" random_chain && CHAINS+=(rand)
+[ "$CRAFTED" = 1 ] && made "crafted streams, received onto btrfs" crafted_chain && CHAINS+=(crafted)
 # btrfs send -f makes its files 0600: nobody reads them too.
 chmod 644 $ST/*
 echo "# sources and streams made in $((SECONDS - t0)) s; chains: ${CHAINS[*]}"
@@ -377,41 +403,72 @@ fi
 # hostile_plain FS USER: receive-hostile.sh's layout (box/ beside
 # outside/, with a received subvolume outside/secret), all of it owned by
 # USER, so that only receive's confinement keeps the streams in box.
+# Each stream must be refused with its message and leave nothing beside
+# box; after all of them, outside/ must be as it was (digest) and nothing
+# on the whole filesystem but box may have changed since the first
+# (find -newer, -cnewer).  Few programs per stream: they cost under TCG.
 hostile_plain() {
-	local fs=$1 user=$2 h=$MNT/$1/$2/hostile src name want args before
+	local fs=$1 user=$2 h=$MNT/$1/$2/hostile src name want args before line harmless
 	local fixtures=$VM_TOP/tests/fixtures/hostile
 	as $user mkdir -p $h/outside/dir $h/box || return 1
 	as $user sh -c "echo target > $h/outside/target && setfattr -n user.keep -v 1 $h/outside/target" 2> /dev/null ||
 		as $user sh -c "echo target > $h/outside/target" || return 1
-	"$MKSTREAM" -o $ST/secret $fixtures/secret-subvol.setup && chmod 644 $ST/secret &&
+	"$MKSTREAM" -o $ST/secret $fixtures/secret-subvol.setup &&
 		as $user "$BSTREAM" receive -q -f $ST/secret $h/outside || return 1
 	before=$(treecmp --digest -i atime $h/outside)
+	touch $ST/stamp && sleep 0.1 || return 1
 	for src in $fixtures/*.txt; do
-		name=$(basename "$src" .txt)
-		rm -rf $h/box && as $user mkdir $h/box && touch $ST/stamp && sleep 0.05 || return 1
-		"$MKSTREAM" -o $ST/stream "$src" && chmod 644 $ST/stream || { check "$fs $user hostile $name: mkstream" false; continue; }
-		want=$(directive "$src" plain-error)
-		[ -n "$want" ] || want=$(directive "$src" error)
-		read -ra args <<< "$(directive "$src" args)"
-		check "$fs $user hostile $name: refused: $want" \
-			fails_with "$want" as $user "$BSTREAM" receive "${args[@]}" -f $ST/stream $h/box
-		check "$fs $user hostile $name: nothing changed outside" \
-			test "$before" = "$(treecmp --digest -i atime $h/outside)"
-		check "$fs $user hostile $name: nothing written beside box" \
-			written_outside $MNT/$fs $h/box
+		name=${src##*/} name=${name%.txt} want= args=() harmless=
+		while IFS= read -r line; do
+			case $line in
+			"# unprivileged: "*) harmless=${line#"# unprivileged: "} ;;
+			"# error: "*) [ -n "$want" ] || want=${line#"# error: "} ;;
+			"# plain-error: "*) want=${line#"# plain-error: "} ;;
+			"# args: "*) read -ra args <<< "${line#"# args: "}" ;;
+			esac
+		done < "$src"
+		rm -rf $h/box && as $user mkdir $h/box || return 1
+		"$MKSTREAM" -o $ST/stream "$src" || { check "$fs $user hostile $name: mkstream" false; continue; }
+		if [ $user != root ] && [ -n "$harmless" ]; then
+			check "$fs $user hostile $name: harmless unprivileged, received: $harmless" \
+				received_saying "$harmless" as $user "$BSTREAM" receive "${args[@]}" -f $ST/stream $h/box
+		else
+			check "$fs $user hostile $name: refused: $want" \
+				fails_with "$want" as $user "$BSTREAM" receive "${args[@]}" -f $ST/stream $h/box
+		fi
+		check "$fs $user hostile $name: nothing new beside box" only_box_and_outside $h
 	done
+	check "$fs $user hostile: outside unchanged by all of them" \
+		test "$before" = "$(treecmp --digest -i atime $h/outside)"
+	check "$fs $user hostile: nothing on $fs but box written by any of them" \
+		written_outside $MNT/$fs $h/box $h
 }
 
-directive() { sed -n "s/^# $2: //p" "$1"; }
+# received_saying TEXT COMMAND...: the command succeeds, TEXT on stderr.
+received_saying() {
+	local text=$1
+	shift
+	"$@" > /tmp/received.out 2>&1 && grep -qF -- "$text" /tmp/received.out && return 0
+	cat /tmp/received.out
+	return 1
+}
 
-# written_outside MOUNT BOX: nothing under MOUNT but BOX changed since
-# $ST/stamp (data or inode).
+# only_box_and_outside DIR: DIR holds box and outside, nothing else.
+only_box_and_outside() {
+	local e
+	e=$(shopt -s dotglob nullglob; cd "$1" && echo *)
+	[ "$e" = "box outside" ] || { echo "beside box: $e"; return 1; }
+}
+
+# written_outside MOUNT BOX BOXDIR: nothing under MOUNT but BOX (remade
+# for each stream, which also changes BOXDIR, checked on its own by
+# only_box_and_outside) changed since $ST/stamp, data or inode.
 written_outside() {
 	local out
-	out=$(find $1 \( -path $2 -o -path "$2/*" \) -prune -o \( -newer $ST/stamp -o -cnewer $ST/stamp \) -print)
-	# box itself was made before the stamp; its parent changes only with it
+	out=$(find $1 \( -path $2 -o -path "$2/*" \) -prune -o ! -path $3 \
+		\( -newer $ST/stamp -o -cnewer $ST/stamp \) -print)
 	[ -z "$out" ] && return 0
-	echo "changed since the receive began:"
+	echo "changed since the first stream:"
 	echo "$out" | head -n 10
 	return 1
 }
