@@ -280,5 +280,14 @@ st=$?
 check "--abort refuses a directory that is no partial one" \
 	eval '[ $st -ne 0 ] && [ -d "$D/vol" ] && grep -q "is not a partial subvolume" "$tmp/err"'
 
+# --- usage ------------------------------------------------------------------------
+check "--checkpoint-every takes a size" \
+	eval '! "$bs" receive --checkpoint-every 0 "$tmp" 2> /dev/null && ! "$bs" receive --checkpoint-every 1X "$tmp" 2> /dev/null'
+check "--list-partial of a destination without partial subvolumes lists nothing" \
+	eval '[ -z "$("$bs" receive --list-partial "$tmp/empty")" ]'
+check "--resume-token and --abort do not go together" \
+	eval '! "$bs" receive --abort "$tmp/empty/x" --resume-token "$tmp/empty/x" 2> /dev/null'
+check "send --stream needs --resume" eval '! "$bs" send --stream "$tmp/full" 2> /dev/null'
+
 if [ "$failed" -ne 0 ]; then sed 's/^/# /' "$tmp/err" | tail -40; fi
 finish
