@@ -140,14 +140,56 @@ static void unlock_name(struct recv *r)
 	r->resume.lock_fd = -1;
 }
 
-/* Remove the state of name: state file, checkpoint, lock file. */
+/* Whether entry is a checkpoint of name: "NAME.ckpt-" and digits. */
+static bool is_checkpoint_of(const char *entry, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (strncmp(entry, name, len) || strncmp(entry + len, ".ckpt-", 6) || !entry[len + 6])
+		return false;
+	return strspn(entry + len + 6, "0123456789") == strlen(entry + len + 6);
+}
+
+/*
+ * Remove what a crash may have left of name beside its state: a
+ * checkpoint taken but never recorded, a state file never renamed in
+ * place.  keep (may be "") is the checkpoint the state names.
+ */
+static int sweep(struct recv *r, const char *name, const char *keep, char *why, size_t wlen)
+{
+	char tmp[300];
+	struct dirent *de;
+	int fd, err = 0;
+	DIR *d;
+
+	snprintf(tmp, sizeof(tmp), ".%s.state.tmp", name);
+	unlinkat(r->resume.dir, tmp, 0);
+	fd = openat(r->resume.dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(why, wlen, "cannot list '%s'", RESUME_DIR);
+		return errno;
+	}
+	while (!err && (de = readdir(d))) {
+		if (!is_checkpoint_of(de->d_name, name) || !strcmp(de->d_name, keep))
+			continue;
+		err = r->backend->remove(r, r->resume.dir, de->d_name, why, wlen);
+		if (!err)
+			rewinddir(d);
+	}
+	closedir(d);
+	return err;
+}
+
+/* Remove the state of name: state file, checkpoints, lock file. */
 static int forget(struct recv *r, const struct resume_state *st, char *why, size_t wlen)
 {
 	char file[300];
-	int err = 0;
+	int err;
 
-	if (st->ckpt[0])
-		err = r->backend->remove(r, r->resume.dir, st->ckpt, why, wlen);
+	err = sweep(r, st->name, "", why, wlen);
 	if (err)
 		return err;
 	snprintf(file, sizeof(file), "%s.state", st->name);
@@ -583,6 +625,11 @@ static int resume_cmd(struct recv *r, const struct bstream_cmd *c)
 		return recv_fail(r, c, st.name, -ret, "cannot resume: %s",
 				 ret == -EBUSY ? "another receive is using it" : "cannot lock it");
 	rs->lock_fd = ret;
+	ret = sweep(r, st.name, st.ckpt, why, sizeof(why));
+	if (ret) {
+		unlock_name(r);
+		return recv_fail(r, c, st.name, ret, "cannot resume: %s", why);
+	}
 	root = recv_walk_dir(r->dest_fd, st.name, strlen(st.name));
 	if (root < 0) {
 		unlock_name(r);

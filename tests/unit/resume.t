@@ -121,6 +121,9 @@ check "--list-partial lists it" \
 	eval '[ "$("$bs" receive --list-partial "$D")" = "$D/vol index=$k offset=$o from=subvol" ]'
 cont "$tok" "$tmp/full" > "$tmp/cont"
 check "send --resume --stream writes a continuation" test $? -eq 0
+# What a crash between a checkpoint and its state file leaves: swept.
+mkdir "$D/.btrfs-stream-resume/vol.ckpt-99"
+touch "$D/.btrfs-stream-resume/vol.ckpt-99/f" "$D/.btrfs-stream-resume/.vol.state.tmp"
 check "the continuation is the rest of the stream plus a header and one command" \
 	eval '[ $(( $(stat -c %s "$tmp/cont") - (size - o) )) -gt 17 ] && [ $(( $(stat -c %s "$tmp/cont") - (size - o) )) -lt 200 ]'
 check "its header marks a continuation (version 0x10001: other receivers refuse it)" \
@@ -129,7 +132,8 @@ recv -f "$tmp/cont" "$D"
 check "the continuation is received" test $? -eq 0
 check "the result equals an uninterrupted receive" same "$tmp/ref/vol" "$D/vol"
 check "recorded as received at the end" grep -qx "uuid=$U1 ctransid=7" "$D/.btrfs-stream/vol"
-check "no resume state left" eval '[ -z "$(ls -A "$D/.btrfs-stream-resume")" ]'
+check "no resume state left, nor a checkpoint or state file a crash left" \
+	eval '[ -z "$(ls -A "$D/.btrfs-stream-resume")" ]'
 
 # --- end of input at many offsets -------------------------------------------
 # Seeded offsets across the stream: inside the stream header, inside a
@@ -275,6 +279,15 @@ check "a full stream for an incremental token is refused" grep -q "this stream s
 st=$?
 check "--abort refuses a directory that is no partial one" \
 	eval '[ $st -ne 0 ] && [ -d "$D/vol" ] && grep -q "is not a partial subvolume" "$tmp/err"'
+
+# --- usage ------------------------------------------------------------------------
+check "--checkpoint-every takes a size" \
+	eval '! "$bs" receive --checkpoint-every 0 "$tmp" 2> /dev/null && ! "$bs" receive --checkpoint-every 1X "$tmp" 2> /dev/null'
+check "--list-partial of a destination without partial subvolumes lists nothing" \
+	eval '[ -z "$("$bs" receive --list-partial "$tmp/empty")" ]'
+check "--resume-token and --abort do not go together" \
+	eval '! "$bs" receive --abort "$tmp/empty/x" --resume-token "$tmp/empty/x" 2> /dev/null'
+check "send --stream needs --resume" eval '! "$bs" send --stream "$tmp/full" 2> /dev/null'
 
 if [ "$failed" -ne 0 ]; then sed 's/^/# /' "$tmp/err" | tail -40; fi
 finish

@@ -62,9 +62,11 @@ after() {
 	mount /dev/vdc $DST || die "mount destination"
 	tap_n=1
 	check "the partial subvolume survived, writable, not received" not_received $DST/p.A
+	"$BSTREAM" receive --list-partial $DST > /tmp/partial
 	check "it is resumable from a checkpoint" \
-		grep -q "^$DST/p.A index=[0-9]* offset=[0-9]* from=checkpoint\$" \
-		<("$BSTREAM" receive --list-partial $DST)
+		grep -q "^$DST/p.A index=[0-9]* offset=[0-9]* from=checkpoint\$" /tmp/partial
+	sed 's/^/# /' /tmp/partial
+	ls -A $DST/.btrfs-stream-resume | sed 's/^/# after the power cut: /'
 	tok=$("$BSTREAM" receive --resume-token $DST/p.A)
 	check "send --resume and receive complete it" \
 		sh -c '"$1" send -q --resume "$2" "$3" | "$1" receive -q --resumable "$4"' sh \
@@ -73,7 +75,8 @@ after() {
 	check "  marked received" is_received $DST/p.A "$(subvol_field $SRC/p.A UUID)"
 	check "  Parent UUID is none, as for a plain full receive" \
 		test "$(subvol_field $DST/p.A 'Parent UUID')" = -
-	check "  no resume state or checkpoint left" test -z "$(ls -A $DST/.btrfs-stream-resume)"
+	check "  no resume state or checkpoint left" sh -c 'ls -A "$1"; test -z "$(ls -A "$1")"' sh \
+		$DST/.btrfs-stream-resume
 	umount $SRC $DST
 	tap_done
 }
