@@ -13,7 +13,9 @@
 #   DP_MB=256 DP_RUNS=3 bench/data-path.sh
 #
 # The output is `btrfs-stream send > /dev/null`: its pipe goes to /dev/null
-# by splice, so what is measured is the kernel's side alone.  Prints a TSV
+# by splice, so what is measured is the kernel's side alone; one more mode
+# sends with btrfs-progs' `btrfs send -f /dev/null`, which reads the pipe
+# into a buffer (the userspace copy btrfs-stream send avoids).  Prints a TSV
 # (mode, cache, run, bytes, ns, ns/byte) and a summary of medians.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -86,6 +88,8 @@ for run in $(seq 1 "$runs"); do
 		measure cat "$c" "$run" cat $src/snap/large1 $src/snap/large2
 		zero_copy 1
 		measure ours-by-reference "$c" "$run" "$bin" send -q $src/snap
+		measure ours-by-reference-progs-cli "$c" "$run" \
+			btrfs -q send -f /dev/null $src/snap
 		zero_copy 0
 		measure ours-copying "$c" "$run" "$bin" send -q $src/snap
 		zero_copy 1
