@@ -2,7 +2,10 @@
 # Full send with our module: every file type and the scenarios of issue 4,
 # received by btrfs receive and compared with the source and with what the
 # stock module sends (swapped in within the same boot); stream sizes of
-# both are reported and ours may not be more than 5% larger.
+# both are reported and ours may not be more than 5% larger.  Every stream
+# of ours is sent with file data into the pipe by reference and copying
+# (send_zero_copy flipped) and must be the same bytes; VM_SEND_ZERO_COPY=0
+# starts with the copying path.
 # The 100k-files scenario runs in t190 (long runs).
 top=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$top/build/tests"

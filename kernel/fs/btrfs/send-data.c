@@ -720,6 +720,9 @@ static struct page *get_file_page(struct send_ctx *sctx, pgoff_t index,
 			page_cache_async_readahead(mapping, &sctx->cur.ra,
 						   NULL, page_folio(page),
 						   index, last + 1 - index);
+		/* The usual case: no second lookup. */
+		if (PageUptodate(page))
+			return page;
 		put_page(page);
 	}
 	page = read_mapping_page(mapping, index, NULL);

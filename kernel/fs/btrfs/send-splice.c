@@ -31,7 +31,8 @@ MODULE_PARM_DESC(send_zero_copy,
 /*
  * The pipe behind @out if file data may go into it by reference: a FIFO
  * or pipe(2) end opened for blocking writes (a non-blocking writer needs
- * the all-or-nothing semantics of write(), which the copying path has).
+ * the all-or-nothing semantics of write(), which the copying path has) and
+ * not in packet mode (O_DIRECT: every write() one packet, not every page).
  * A pipe's file carries its pipe in private_data, as its inode does.
  */
 struct pipe_inode_info *send_splice_pipe(struct file *out)
@@ -45,7 +46,8 @@ struct pipe_inode_info *send_splice_pipe(struct file *out)
 		return NULL;
 	if (out->f_op->splice_write != iter_file_splice_write)
 		return NULL;
-	if (!(out->f_mode & FMODE_WRITE) || (out->f_flags & O_NONBLOCK))
+	if (!(out->f_mode & FMODE_WRITE) ||
+	    (out->f_flags & (O_NONBLOCK | O_DIRECT)))
 		return NULL;
 	if (pipe_has_watch_queue(pipe))
 		return NULL;

@@ -294,6 +294,47 @@ mkdir -p $ST.flip
 ST=$ST.flip check "send every scenario again with send_zero_copy=$zc_second" send_all ours
 zc_calls2=$(( $(probe_hits zcopy) - zc_calls1 ))
 echo "# by-reference calls: $zc_calls1 with send_zero_copy=$zc_first, $zc_calls2 with $zc_second"
+
+# send_via_small_fifo SNAP OUT: the send ioctl writes into a FIFO of one
+# page, read into OUT: the by-reference path waits for the reader at
+# every page.  The FIFO is sized before the writer opens it (through a
+# read-write descriptor held until the writer has finished).
+send_via_small_fifo() {
+	python3 - "$SEND_IOCTL" "$1" "$2" <<'PY'
+import fcntl, os, select, subprocess, sys, tempfile
+helper, snap, out = sys.argv[1:]
+fifo = os.path.join(tempfile.mkdtemp(), 'fifo')
+os.mkfifo(fifo)
+rw = os.open(fifo, os.O_RDWR)
+fcntl.fcntl(rw, 1031, 4096)		# F_SETPIPE_SZ: one page
+r = os.open(fifo, os.O_RDONLY)
+p = subprocess.Popen([helper, '-o', fifo, snap], stdout=subprocess.DEVNULL)
+with open(out, 'wb') as f:
+    while True:
+        if select.select([r], [], [], 0.2)[0]:
+            data = os.read(r, 65536)
+            if not data:
+                break
+            f.write(data)
+        elif rw is not None and p.poll() is not None:
+            os.close(rw)		# the writer is done: EOF once drained
+            rw = None
+sys.exit(p.wait())
+PY
+}
+if has types; then
+	echo 1 > $ZC
+	zc_before=$(probe_hits zcopy)
+	check "one-page FIFO: send by reference succeeds" \
+		send_via_small_fifo $SRC/types.snap /tmp/fifo.stream
+	check "one-page FIFO: by-reference path ran" \
+		test "$(probe_hits zcopy)" -gt "$zc_before"
+	echo 0 > $ZC
+	check "one-page FIFO: same bytes as sent into a file with copying" \
+		sh -c '"$1" -o /tmp/file.stream "$2" > /dev/null && cmp /tmp/fifo.stream /tmp/file.stream' \
+		sh "$SEND_IOCTL" $SRC/types.snap
+	rm -f /tmp/fifo.stream /tmp/file.stream
+fi
 probe_del zcopy
 [ $zc_first = Y ] && echo 1 > $ZC || echo 0 > $ZC
 if [ $zc_first = Y ]; then
