@@ -10,7 +10,7 @@ report() {
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-printf 'btrfs: device fsid 1 devid 1\nkmemleak: Kernel memory leak detector initialized (mem pool available: 99000)\nmodule verification failed: signature and/or required key missing - tainting kernel\n' > "$tmp/clean"
+printf 'btrfs: device fsid 1 devid 1\nkmemleak: Kernel memory leak detector initialized (mem pool available: 99000)\nrcu: \tRCU lockdep checking is enabled.\nmodule verification failed: signature and/or required key missing - tainting kernel\n' > "$tmp/clean"
 tests/vm/check-klog "$tmp/clean" 2>/dev/null
 report $? "a clean log passes the checker"
 for line in 'WARNING: CPU: 1 PID: 42 at fs/btrfs/send.c:123 foo+0x1/0x2 [btrfs]' \
