@@ -11,7 +11,7 @@ LDLIBS ?=
 BINS :=
 UNIT_TESTS :=
 
-.PHONY: all deps userspace check check-unit check-vm check-long check-fstests check-fstests-long demo bench kernel series clean
+.PHONY: all deps userspace check check-unit check-vm check-long check-debug check-fstests check-fstests-long demo bench kernel series clean
 all: userspace
 
 # Each component owns one fragment; the top level only wires them together.
@@ -31,8 +31,9 @@ series: kernel
 # Long randomized or large-tree VM runs stay out of make check (CI has 90
 # minutes in all); make check-long runs them.  The packages test stays out too
 # (make check-packages, packaging/build.mk).
-VM_TESTS = $(filter-out %-long.sh $(PACKAGE_TESTS),$(sort $(wildcard tests/vm/t[0-9]*.sh)))
+VM_TESTS = $(filter-out %-long.sh %-debug.sh $(PACKAGE_TESTS),$(sort $(wildcard tests/vm/t[0-9]*.sh)))
 LONG_TESTS = $(sort $(wildcard tests/vm/t[0-9]*-long.sh))
+DEBUG_TESTS = $(sort $(wildcard tests/vm/t[0-9]*-debug.sh))
 SMOKE_TESTS = $(wildcard tests/fuzz/smoke.t)
 
 check-unit: userspace
@@ -48,6 +49,14 @@ RANDOM_LONG = tests/vm/t113-send-random-long.sh
 check-long: kernel userspace
 	@SEND_LONG=1 SEEDS=$(SEEDS) SEED0=$(SEED0) MODULE=$(MODULE) tests/run-tests \
 		--report $(B)/long.results $(if $(SEEDS),$(RANDOM_LONG),$(LONG_TESTS))
+
+# The VM suite and the fault-injection tests on a debug kernel (KASAN,
+# lockdep, kmemleak, fail-nth): hours under TCG, so outside make check and
+# CI (docs/debug-kernel.md).  make check-debug [TESTS="tests/vm/t102-..."].
+check-debug: kernel userspace
+	@kernel/scripts/build-debug-kernel
+	@VM_KERNEL=$(CURDIR)/$(B)/debug-kernel tests/run-tests --report $(B)/debug.results \
+		$(or $(TESTS),$(VM_TESTS) $(DEBUG_TESTS))
 
 check: deps
 	@$(MAKE) --no-print-directory userspace kernel

@@ -443,6 +443,16 @@ static int btrfs_mark_received(struct recv *r, char *why, size_t wlen)
 	uint64_t flags;
 	char us[37];
 
+	/*
+	 * The mark vouches for the data, and committing it does not write the
+	 * data back: do that first, so a write error (which syncfs reports
+	 * since Linux 5.8) fails the receive instead of marking a subvolume
+	 * whose files lost their data.
+	 */
+	if (syncfs(sv->root_fd)) {
+		snprintf(why, wlen, "cannot write the received data to disk");
+		return errno;
+	}
 	memset(&rs, 0, sizeof(rs));
 	memcpy(rs.uuid, sv->uuid, 16);
 	rs.stransid = sv->ctransid;

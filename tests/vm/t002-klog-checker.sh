@@ -10,13 +10,16 @@ report() {
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-printf 'btrfs: device fsid 1 devid 1\nmodule verification failed: signature and/or required key missing - tainting kernel\n' > "$tmp/clean"
+printf 'btrfs: device fsid 1 devid 1\nkmemleak: Kernel memory leak detector initialized (mem pool available: 99000)\nrcu: \tRCU lockdep checking is enabled.\nmodule verification failed: signature and/or required key missing - tainting kernel\n' > "$tmp/clean"
 tests/vm/check-klog "$tmp/clean" 2>/dev/null
 report $? "a clean log passes the checker"
 for line in 'WARNING: CPU: 1 PID: 42 at fs/btrfs/send.c:123 foo+0x1/0x2 [btrfs]' \
 	'kernel BUG at fs/btrfs/ctree.c:100!' 'Oops: 0000 [#1] PREEMPT SMP NOPTI' \
 	'Call Trace:' 'WARNING: possible circular locking dependency detected' \
-	'refcount_t: underflow; use-after-free.'; do
+	'refcount_t: underflow; use-after-free.' \
+	'BUG: KASAN: slab-use-after-free in send_emit+0x1/0x2 [btrfs]' \
+	'UBSAN: shift-out-of-bounds in fs/btrfs/send-data.c:10:3' \
+	'kmemleak: 2 new suspected memory leaks (see /sys/kernel/debug/kmemleak)'; do
 	printf 'ok line\n%s\n' "$line" > "$tmp/bad"
 	tests/vm/check-klog "$tmp/bad" 2>/dev/null
 	[ $? = 1 ]
