@@ -5,4 +5,5 @@
 # transfer; every refusal; btrfs-progs refusing a continuation; the stock
 # module.  make check-long runs more seeds and points (t311).
 exec "$(dirname "$0")/run" --module ours --disks 3 --timeout 900 -- \
-	env RESUME_SEEDS=1 RESUME_POINTS=4 RESUME_EXTRA=1 tests/vm/guest/resume.sh
+	env RESUME_SEEDS=1 RESUME_POINTS=4 RESUME_ENTRIES=100 RESUME_EXTRA=1 \
+	tests/vm/guest/resume.sh

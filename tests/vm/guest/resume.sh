@@ -100,8 +100,22 @@ points() {
 	done
 }
 
+# cost SEED: receive times of the full stream without and with --resumable
+# (comments, not assertions: speed is measured by make bench).
+cost() {
+	local s=$1 opts t0 t1
+	for opts in "" "--resumable" "--resumable --checkpoint-every 256K"; do
+		t0=$(date +%s.%N)
+		"$BSTREAM" receive -q $opts -f $ST/$s.A $DST || return 1
+		t1=$(date +%s.%N)
+		echo "# seed $s: receive ${opts:-(plain)}: $(echo "$t1 - $t0" | bc) s"
+		btrfs -q subvolume delete $DST/s$s.A > /dev/null
+	done
+}
+
 for s in $SEEDS; do
 	strictly "seed $s: source and streams" make_source $s
+	[ "${RESUME_COST:-0}" = 1 ] && cost $s
 	for which in A B; do
 		RANDOM=$((s * 100 + ${#which}))
 		[ $which = B ] && RANDOM=$((s * 100 + 7))
