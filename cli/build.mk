@@ -6,15 +6,15 @@
 
 CLI_CMDS := cli/cmd-dump.c cli/cmd-receive.c $(wildcard cli/receive/*.c) cli/cmd-send.c cli/cmd-diff.c $(wildcard cli/send/*.c cli/diff/*.c) \
 	cli/cmd-ls.c cli/cmd-cat.c cli/cmd-extract.c $(wildcard cli/archive/*.c)
-CLI_SRCS := cli/main.c cli/cli.c cli/json.c cli/version.c cli/decompress.c cli/resume-token.c $(CLI_CMDS)
+CLI_SRCS := cli/main.c cli/cli.c cli/json.c cli/version.c cli/decompress.c cli/resume-token.c cli/uuid.c $(CLI_CMDS)
 CLI_OBJS := $(patsubst cli/%.c,$(B)/cli/%.o,$(CLI_SRCS))
 CLI_OBJS_ASAN := $(patsubst cli/%.c,$(B)/asan/cli/%.o,$(CLI_SRCS))
 
-$(B)/cli/%.o: cli/%.c cli/cli.h cli/json.h cli/decompress.h cli/resume-token.h $(wildcard lib/include/btrfs-stream/*.h)
+$(B)/cli/%.o: cli/%.c cli/cli.h cli/json.h cli/decompress.h cli/resume-token.h cli/uuid.h $(wildcard lib/include/btrfs-stream/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -Ilib/include -c -o $@ $<
 
-$(B)/asan/cli/%.o: cli/%.c cli/cli.h cli/json.h cli/decompress.h cli/resume-token.h $(wildcard lib/include/btrfs-stream/*.h)
+$(B)/asan/cli/%.o: cli/%.c cli/cli.h cli/json.h cli/decompress.h cli/resume-token.h cli/uuid.h $(wildcard lib/include/btrfs-stream/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Ilib/include -c -o $@ $<
 

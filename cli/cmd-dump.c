@@ -21,6 +21,7 @@
 #include <btrfs-stream/stream.h>
 #include "cli.h"
 #include "json.h"
+#include "uuid.h"
 
 static const char *const dump_usage[] = {
 	"dump [options]",
@@ -183,19 +184,6 @@ static int dest_line(struct dump *d, const struct bstream_cmd *c,
 	return 0;
 }
 
-static void uuid_str(const uint8_t *u, char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	for (int i = 0; i < 16; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			*s++ = '-';
-		*s++ = hex[u[i] >> 4];
-		*s++ = hex[u[i] & 15];
-	}
-	*s = 0;
-}
-
 static int subvol_line(struct dump *d, const struct bstream_cmd *c,
 		       const char *title)
 {
@@ -210,11 +198,11 @@ static int subvol_line(struct dump *d, const struct bstream_cmd *c,
 	do
 		putc_unlocked(' ', d->out);
 	while (++w < 32);
-	uuid_str(c->uuid, uuid);
+	cli_uuid_str(c->uuid, uuid);
 	if (c->cmd == BTRFS_SEND_C_SUBVOL) {
 		fprintf(d->out, "uuid=%s transid=%" PRIu64 "\n", uuid, c->ctransid);
 	} else {
-		uuid_str(c->clone_uuid, puuid);
+		cli_uuid_str(c->clone_uuid, puuid);
 		fprintf(d->out, "uuid=%s transid=%" PRIu64 " parent_uuid=%s parent_transid=%" PRIu64 "\n",
 			uuid, c->ctransid, puuid, c->clone_ctransid);
 	}
@@ -449,7 +437,7 @@ static int j_cmd(void *u, const struct bstream_cmd *c)
 			break;
 		}
 		case BSTREAM_T_UUID:
-			uuid_str(v, uuid);
+			cli_uuid_str(v, uuid);
 			fprintf(out, ",\"%s\":\"%s\"", name, uuid);
 			break;
 		case BSTREAM_T_TIMESPEC: {

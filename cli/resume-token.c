@@ -9,62 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "resume-token.h"
-
-void resume_uuid_str(const uint8_t *u, char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	for (int i = 0; i < 16; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			*s++ = '-';
-		*s++ = hex[u[i] >> 4];
-		*s++ = hex[u[i] & 15];
-	}
-	*s = 0;
-}
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-int resume_uuid_parse(const char *s, size_t len, uint8_t *u)
-{
-	const char *end = s + len;
-
-	if (len != 36)
-		return -1;
-	for (int i = 0; i < 16; i++) {
-		int hi, lo;
-
-		if (i == 4 || i == 6 || i == 8 || i == 10) {
-			if (*s != '-')
-				return -1;
-			s++;
-		}
-		hi = hex_digit(s[0]);
-		lo = hex_digit(s[1]);
-		if (hi < 0 || lo < 0)
-			return -1;
-		u[i] = (uint8_t)(hi << 4 | lo);
-		s += 2;
-	}
-	return s == end ? 0 : -1;
-}
+#include "uuid.h"
 
 void resume_token_format(const struct resume_token *t, char *buf, size_t size)
 {
 	char us[37], ps[37];
 
-	resume_uuid_str(t->uuid, us);
+	cli_uuid_str(t->uuid, us);
 	if (t->has_parent)
-		resume_uuid_str(t->parent_uuid, ps);
+		cli_uuid_str(t->parent_uuid, ps);
 	else
 		strcpy(ps, "none");
 	snprintf(buf, size, RESUME_TOKEN_MAGIC ",uuid=%s,ctransid=%" PRIu64 ",parent=%s,"
@@ -101,14 +54,14 @@ static int parse_field(struct resume_token *t, int f, const char *v, size_t len)
 
 	switch (f) {
 	case F_UUID:
-		return resume_uuid_parse(v, len, t->uuid);
+		return cli_uuid_parse(v, len, t->uuid);
 	case F_PARENT:
 		if (len == 4 && !memcmp(v, "none", 4)) {
 			t->has_parent = false;
 			return 0;
 		}
 		t->has_parent = true;
-		return resume_uuid_parse(v, len, t->parent_uuid);
+		return cli_uuid_parse(v, len, t->parent_uuid);
 	case F_VERSION:
 		if (parse_u64(v, len, BSTREAM_VERSION_MAX, &x) || !x)
 			return -1;

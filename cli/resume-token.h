@@ -62,9 +62,6 @@ void resume_token_format(const struct resume_token *t, char *buf, size_t size);
  */
 int resume_token_parse(const char *s, struct resume_token *t, char *why, size_t wlen);
 
-/* UUIDs as text (37 bytes with the NUL) and back (0, or -1). */
-void resume_uuid_str(const uint8_t *u, char *s);
-int resume_uuid_parse(const char *s, size_t len, uint8_t *u);
 
 /*
  * The prefix checksum: CRC32C over the stream header and then over each

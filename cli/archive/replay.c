@@ -155,14 +155,14 @@ static int on_snapshot(void *user, const struct bstream_cmd *c)
 		return 1;
 	if (start(a, c))
 		return -1;
-	recv_uuid_str(c->clone_uuid, want);
+	cli_uuid_str(c->clone_uuid, want);
 	if (!a->have_subvol)
 		return fail(a, c, c->path,
 			    "incremental stream: its parent (UUID %s, ctransid %" PRIu64 ") must come "
 			    "first, as the stream or chain of streams that made it",
 			    want, c->clone_ctransid);
 	if (memcmp(c->clone_uuid, a->sv.uuid, 16) || c->clone_ctransid != a->sv.ctransid) {
-		recv_uuid_str(a->sv.uuid, have);
+		cli_uuid_str(a->sv.uuid, have);
 		return fail(a, c, c->path,
 			    "broken chain: sent from parent UUID %s ctransid %" PRIu64 ", but the "
 			    "subvolume before it, '%s', is UUID %s ctransid %" PRIu64,
@@ -407,7 +407,7 @@ static int on_clone(void *user, const struct bstream_cmd *c)
 	if (!here && !parent) {
 		char u[37];
 
-		recv_uuid_str(c->clone_uuid, u);
+		cli_uuid_str(c->clone_uuid, u);
 		return fail(a, c, c->path,
 			    "clone source UUID %s ctransid %" PRIu64 " is neither this subvolume "
 			    "nor its parent", u, c->clone_ctransid);

@@ -286,7 +286,7 @@ static int find_subvol(struct recv *r, const uint8_t *uuid, uint64_t ctransid,
 	bool any = false;
 	int fd = -ENOENT;
 
-	recv_uuid_str(uuid, us);
+	cli_uuid_str(uuid, us);
 	why[0] = 0;
 	for (int pass = 0; pass < 2; pass++) {
 		uint32_t type = pass ? BTRFS_UUID_KEY_SUBVOL : BTRFS_UUID_KEY_RECEIVED_SUBVOL;
@@ -466,7 +466,7 @@ static int btrfs_mark_received(struct recv *r, char *why, size_t wlen)
 		snprintf(why, wlen, "cannot make it read-only");
 		return errno;
 	}
-	recv_uuid_str(sv->uuid, us);
+	cli_uuid_str(sv->uuid, us);
 	recv_info(r, 2, "%s: received UUID %s, stransid %" PRIu64 ", rtransid %" PRIu64,
 		  sv->name, us, sv->ctransid, (uint64_t)rs.rtransid);
 	return 0;

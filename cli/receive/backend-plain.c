@@ -78,7 +78,7 @@ static int read_record(int dir, const char *name, uint8_t *uuid, uint64_t *ctran
 		return errno;
 	buf[len] = 0;
 	if (sscanf(buf, "uuid=%36s ctransid=%" SCNu64, us, ctransid) != 2 ||
-	    recv_uuid_parse(us, uuid))
+	    cli_uuid_parse(us, strlen(us), uuid))
 		return EINVAL;
 	return 0;
 }
@@ -92,7 +92,7 @@ static int plain_open_received(struct recv *r, const uint8_t *uuid,
 	int dir, ret = -ENOENT;
 	DIR *d;
 
-	recv_uuid_str(uuid, us);
+	cli_uuid_str(uuid, us);
 	*id = 0;
 	dir = openat(r->dest_fd, RECORDS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	d = dir < 0 ? NULL : fdopendir(dir);
@@ -169,7 +169,7 @@ static int plain_mark_received(struct recv *r, char *why, size_t wlen)
 		snprintf(why, wlen, "cannot open '%s'", RECORDS);
 		return errno;
 	}
-	recv_uuid_str(r->sv.uuid, us);
+	cli_uuid_str(r->sv.uuid, us);
 	len = (size_t)snprintf(text, sizeof(text), "uuid=%s ctransid=%" PRIu64 "\n",
 			       us, r->sv.ctransid);
 	snprintf(tmp, sizeof(tmp), ".%s.tmp", r->sv.name);

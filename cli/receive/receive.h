@@ -11,7 +11,6 @@
  *   backend-plain.c  plain directories on any filesystem, with record files
  *   tree-copy.c the plain destination's snapshots: a tree copied, data shared
  *   skips.c     what a plain destination cannot hold: counted, summarised
- *   uuid.c      UUIDs as text
  *   apply.c     the bstream_ops table and the preamble of every command
  *   pending.c   creations held back for one command
  *   names.c     rename, link, unlink, rmdir
@@ -39,6 +38,7 @@
 #include <btrfs-stream/stream.h>
 #include "../decompress.h"
 #include "../resume-token.h"
+#include "../uuid.h"
 
 struct cli_command;
 
@@ -404,14 +404,6 @@ bool recv_may_skip(const struct recv *r);
 /* What a kind of skip is called in the summary ("owners", ...). */
 const char *recv_skip_kind_name(int kind);
 void recv_skips_free(struct recv_skips *s);
-
-/* ---------------------------------------------------------------------- */
-/* uuid.c                                                                  */
-
-/* A UUID as text (37 bytes with the NUL). */
-void recv_uuid_str(const uint8_t *u, char *s);
-/* Text to UUID: 0, or -1 if s is not one. */
-int recv_uuid_parse(const char *s, uint8_t *u);
 
 /* ---------------------------------------------------------------------- */
 /* tree-copy.c                                                             */

@@ -610,7 +610,7 @@ static int resume_cmd(struct recv *r, const struct bstream_cmd *c)
 		return recv_fail(r, c, NULL, 0, "a resume command must open a continuation stream");
 	if (token_of(c, rs->hdr_version, &t))
 		return recv_fail(r, c, NULL, 0, "resume command: attribute missing or malformed");
-	resume_uuid_str(t.uuid, us);
+	cli_uuid_str(t.uuid, us);
 	ret = open_dir(r, false);
 	if (!ret)
 		ret = find_state(r, &t, &st);

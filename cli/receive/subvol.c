@@ -163,7 +163,7 @@ int recv_snapshot(void *user, const struct bstream_cmd *c)
 	ret = begin(r, c);
 	if (ret <= 0)
 		return ret;
-	recv_uuid_str(c->clone_uuid, us);
+	cli_uuid_str(c->clone_uuid, us);
 	pfd = r->backend->open_received(r, c->clone_uuid, c->clone_ctransid, &id,
 					why, sizeof(why));
 	if (pfd < 0)

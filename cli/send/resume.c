@@ -14,12 +14,13 @@
 #include <string.h>
 #include <btrfs-stream/stream.h>
 #include "send.h"
+#include "../uuid.h"
 
 #define CMD_END(c) ((c)->offset + 10 + (c)->len)
 
 static const char *uuid_str(const uint8_t *u, char *s)
 {
-	resume_uuid_str(u, s);
+	cli_uuid_str(u, s);
 	return s;
 }
 

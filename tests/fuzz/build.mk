@@ -16,7 +16,7 @@ FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-Ilib/include -Ilib/src -I$(B)/lib
 FUZZ_SRC_reader := tests/fuzz/fuzz-reader.c
-FUZZ_SRC_dump := tests/fuzz/fuzz-dump.c cli/cli.c cli/json.c cli/cmd-dump.c
+FUZZ_SRC_dump := tests/fuzz/fuzz-dump.c cli/cli.c cli/json.c cli/uuid.c cli/cmd-dump.c
 
 $(B)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c tests/fuzz/fuzz-common.h $(FUZZ_LIB) \
 		$(wildcard cli/*.c cli/*.h lib/include/btrfs-stream/*.h) $(B)/lib/crc32c-tables.h

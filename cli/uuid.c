@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* UUIDs as text: "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx". */
-#include <stdint.h>
-#include <string.h>
-#include "receive.h"
+/* UUIDs as text (uuid.h). */
+#include "uuid.h"
 
-void recv_uuid_str(const uint8_t *u, char *s)
+static const int dash_before[16] = { [4] = 1, [6] = 1, [8] = 1, [10] = 1 };
+
+void cli_uuid_str(const uint8_t *u, char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 
 	for (int i = 0; i < 16; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
+		if (dash_before[i])
 			*s++ = '-';
 		*s++ = hex[u[i] >> 4];
 		*s++ = hex[u[i] & 15];
@@ -28,15 +28,15 @@ static int hex_value(char c)
 	return -1;
 }
 
-int recv_uuid_parse(const char *s, uint8_t *u)
+int cli_uuid_parse(const char *s, size_t len, uint8_t *u)
 {
-	if (strlen(s) != 36)
+	if (len != CLI_UUID_STR_SIZE - 1)
 		return -1;
 	for (int i = 0; i < 16; i++) {
 		int hi, lo;
 
-		if (*s == '-' && (i == 4 || i == 6 || i == 8 || i == 10))
-			s++;
+		if (dash_before[i] && *s++ != '-')
+			return -1;
 		hi = hex_value(s[0]);
 		lo = hex_value(s[1]);
 		if (hi < 0 || lo < 0)
@@ -44,5 +44,5 @@ int recv_uuid_parse(const char *s, uint8_t *u)
 		u[i] = (uint8_t)(hi << 4 | lo);
 		s += 2;
 	}
-	return *s ? -1 : 0;
+	return 0;
 }
