@@ -185,6 +185,11 @@ strictly "populate" populate
 args=$(send_args) || die "unknown mode '$mode'"
 check "reference stream ($mode)" sh -c "'$H' -o $res.ref $args | grep -qx errno=0"
 check "fault injection set up" setup_injection
+# One send with N past its end counts its allocations: the runs to expect.
+dmesg -C
+"$H" -F 1000000000-1000000000 -o /tmp/failnth.out $args > $res.count
+echo "# $mode: $(sed -n 's/.* allocations=//p' $res.count) allocations in one send"
+
 # Boot-time objects kmemleak may wrongly suspect are not ours: clear them.
 echo scan > $DBG/kmemleak; echo clear > $DBG/kmemleak
 dmesg -n 1
