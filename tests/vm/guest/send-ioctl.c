@@ -21,7 +21,8 @@
  *                 (/proc/self/task/TID/fail-nth); stop after the first run
  *                 that ended before reaching its Nth allocation.  Each run
  *                 prints "nth N hit|miss errno=NAME bytes=SIZE[ same|
- *                 differs]" and is announced in the kernel log as
+ *                 differs]" (a miss adds " allocations=COUNT", how many
+ *                 the send made) and is announced in the kernel log as
  *                 "send-ioctl: nth N" (to attribute what the kernel logs)
  *   -C FILE       with -F: compare the stream of every run that succeeded
  *                 with FILE (an allocation with a fallback must not change
@@ -157,6 +158,7 @@ static int fail_nth_runs(int fd, struct btrfs_ioctl_send_args *args, int compat,
 		return 2;
 	}
 	for (n = first; n <= last && !missed; n++) {
+		unsigned long left;
 		ssize_t len;
 		int ret, err;
 		off_t size;
@@ -181,10 +183,14 @@ static int fail_nth_runs(int fd, struct btrfs_ioctl_send_args *args, int compat,
 			return 2;
 		}
 		buf[len] = 0;
-		missed = strtoul(buf, NULL, 10) != 0;
+		left = strtoul(buf, NULL, 10);
+		missed = left != 0;
 		size = lseek(args->send_fd, 0, SEEK_END);
 		printf("nth %lu %s errno=%s bytes=%lld", n, missed ? "miss" : "hit",
 		       errname(err), (long long)size);
+		/* A miss tells how many allocations the send made: n - left. */
+		if (missed)
+			printf(" allocations=%lu", n - left);
 		if (!err && ref) {
 			int same = same_as(args->send_fd, ref);
 
