@@ -90,3 +90,17 @@ like_progs() {
 	fi
 	printf '%s\n' "$out" | sed 's/^/# known btrfs-progs difference: /' >&3
 }
+
+# throttle: copy stdin to stdout in 8 KiB pieces, 20 ms apart, so data keeps
+# flowing while a test interrupts the receive at its other end.
+throttle() {
+	python3 -c '
+import sys, time
+while True:
+    b = sys.stdin.buffer.read(8192)
+    if not b:
+        break
+    sys.stdout.buffer.write(b)
+    sys.stdout.buffer.flush()
+    time.sleep(0.02)'
+}

@@ -18,18 +18,6 @@ SRC=/tmp/mnt/src DST=/tmp/mnt/dst
 FSGEN=$VM_TOP/build/bin/fsgen
 state=$DST/.btrfs-stream-resume/p.A.state
 
-throttle() {
-	python3 -c '
-import sys, time
-while True:
-    b = sys.stdin.buffer.read(8192)
-    if not b:
-        break
-    sys.stdout.buffer.write(b)
-    sys.stdout.buffer.flush()
-    time.sleep(0.02)'
-}
-
 before() {
 	local ck first= i
 	fresh_btrfs /dev/vdb $SRC || die "mkfs source"

@@ -158,19 +158,6 @@ five() {
 check "five interruptions in one transfer (cut pipes), then complete and equal" five
 btrfs -q subvolume delete $DST/s$s.A > /dev/null
 
-# Copy stdin to stdout in 8 KiB pieces, 20 ms apart: data keeps flowing.
-throttle() {
-	python3 -c '
-import sys, time
-while True:
-    b = sys.stdin.buffer.read(8192)
-    if not b:
-        break
-    sys.stdout.buffer.write(b)
-    sys.stdout.buffer.flush()
-    time.sleep(0.02)'
-}
-
 # Killed once it has taken its second checkpoint, in the middle of the flow.
 flowing() {
 	local pid i ck first= state=$DST/.btrfs-stream-resume/s$s.A.state
