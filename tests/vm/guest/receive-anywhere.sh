@@ -74,23 +74,6 @@ t0=$SECONDS
 # Sources.  A chain is $ST/chain.NAME: one line per step, "STREAM", then
 # lines "check STEP NAME [TREECMP OPTIONS]" for the snapshots it makes.
 
-# remount_src, src_compress: as in send-incremental.sh (ino_reuse reuses
-# inode numbers across a remount; data scenarios want compression).
-remount_src() {
-	local h
-	for h in $ST/*.hold.ready; do
-		[ -e "$h" ] && { release "${h%.ready}" || return 1; }
-	done
-	sync && umount $SRC && mount -o $SRC_OPTS /dev/vdb $SRC
-}
-src_compress() {
-	local want=compress=no
-	case $1 in *d*) want=compress=zstd ;; esac
-	[ $want = $SRC_OPTS ] && return 0
-	SRC_OPTS=$want
-	mount -o remount,$SRC_OPTS $SRC
-}
-
 # One check per source that could not be made, so that the rest runs.
 made() { check "source: $1" "${@:2}"; }
 

@@ -1,5 +1,6 @@
 # Helpers for the incremental send scenarios: making files, and asserting
-# on the dumps of the streams sent.  Sourced by send-incremental.sh.
+# on the dumps of the streams sent, and the source filesystem's mounts.
+# Sourced by send-incremental.sh, receive-anywhere.sh and send-failnth.sh.
 #
 # Stream assertions take a MODE (v1, v2, enc) first and read
 # $ST/$S.MODE.dump, the `btrfs-stream dump` of scenario $S's incremental
@@ -94,6 +95,29 @@ release() {
 	wait_for "$1.done" 60 && return 0
 	echo "release $1: holder did not finish"
 	return 1
+}
+
+# --- the source filesystem ---------------------------------------------------
+
+# remount_src: what a reboot does to inode numbers (see ino_reuse).  Files
+# held open by other scenarios (hold_open) would keep the unmount from
+# happening: they are released first, which is still within their step.
+remount_src() {
+	local h
+	for h in $ST/*.hold.ready; do
+		[ -e "$h" ] && { release "${h%.ready}" || return 1; }
+	done
+	sync && umount $SRC && mount -o $SRC_OPTS /dev/vdb $SRC
+}
+
+# src_compress FLAGS: mount the source as a scenario with these flags wants
+# it (d: data scenarios want compression).
+src_compress() {
+	local want=compress=no
+	case $1 in *d*) want=compress=zstd ;; esac
+	[ $want = $SRC_OPTS ] && return 0
+	SRC_OPTS=$want
+	mount -o remount,$SRC_OPTS $SRC
 }
 
 # wait_for FILE SECONDS: until FILE exists; false after SECONDS.

@@ -31,26 +31,6 @@ ours() { OURS[$1]=$2; }
 . "$VM_TOP/tests/vm/guest/send-incremental-scenarios.sh"
 [ -n "${INCR_SCENARIOS:-}" ] && NAMES=($INCR_SCENARIOS)
 
-# remount_src: what a reboot does to inode numbers (see ino_reuse).  Files
-# held open by other scenarios (hold_open) would keep the unmount from
-# happening: they are released first, which is still within their step.
-remount_src() {
-	local h
-	for h in $ST/*.hold.ready; do
-		[ -e "$h" ] && { release "${h%.ready}" || return 1; }
-	done
-	sync && umount $SRC && mount -o $SRC_OPTS /dev/vdb $SRC
-}
-
-# src_compress SCENARIO: mount the source as the scenario wants it.
-src_compress() {
-	local want=compress=no
-	case ${FLAGS[$1]} in *d*) want=compress=zstd ;; esac
-	[ $want = $SRC_OPTS ] && return 0
-	SRC_OPTS=$want
-	mount -o remount,$SRC_OPTS $SRC
-}
-
 fresh_btrfs /dev/vdb $SRC $SRC_OPTS || die "mkfs source"
 fresh_btrfs /dev/vdc $DST || die "mkfs destination"
 mkdir -p $ST $DST/full $DST/v1 $DST/v2 $DST/enc
@@ -81,15 +61,15 @@ has_mut2() { declare -F mut2_$1 > /dev/null; }
 t0=$SECONDS
 for s in "${NAMES[@]}"; do
 	btrfs -q subvolume create $SRC/$s || die "subvolume $s"
-	src_compress $s && step pop $s
+	src_compress "${FLAGS[$s]}" && step pop $s
 done
 echo "# populated in $((SECONDS - t0)) s"
 for s in "${NAMES[@]}"; do snap $s A; done
 echo "# snapshots A at $((SECONDS - t0)) s"
-for s in "${NAMES[@]}"; do src_compress $s && step mut $s; done
+for s in "${NAMES[@]}"; do src_compress "${FLAGS[$s]}" && step mut $s; done
 for s in "${NAMES[@]}"; do snap $s B; done
 for s in "${NAMES[@]}"; do
-	has_mut2 $s && src_compress $s && step mut2 $s && snap $s C
+	has_mut2 $s && src_compress "${FLAGS[$s]}" && step mut2 $s && snap $s C
 done
 echo "# populated and mutated ${#NAMES[@]} scenarios in $((SECONDS - t0)) s"
 
