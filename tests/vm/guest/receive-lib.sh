@@ -104,3 +104,20 @@ while True:
     sys.stdout.buffer.flush()
     time.sleep(0.02)'
 }
+
+# wait_second_checkpoint STATE TRIES: poll a resumable receive's state file
+# every 0.1 s until it names its second checkpoint (so the receive is in the
+# middle of the flow, past a checkpoint it can roll back to), at most TRIES
+# times; print the checkpoint last seen.
+wait_second_checkpoint() {
+	local i ck first=
+	for ((i = 0; i < $2; i++)); do
+		ck=$(sed -n 's/^checkpoint=//p' "$1" 2> /dev/null)
+		case $ck in
+		*ckpt*) [ -n "$first" ] || first=$ck
+			[ "$ck" = "$first" ] || break ;;
+		esac
+		sleep 0.1
+	done
+	echo "$ck"
+}

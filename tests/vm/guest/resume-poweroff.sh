@@ -19,7 +19,7 @@ FSGEN=$VM_TOP/build/bin/fsgen
 state=$DST/.btrfs-stream-resume/p.A.state
 
 before() {
-	local ck first= i
+	local ck
 	fresh_btrfs /dev/vdb $SRC || die "mkfs source"
 	fresh_btrfs /dev/vdc $DST || die "mkfs destination"
 	btrfs -q subvolume create $SRC/p
@@ -28,14 +28,7 @@ before() {
 	sync
 	"$BSTREAM" send -q $SRC/p.A | throttle |
 		"$BSTREAM" receive -q --resumable --checkpoint-every 64K $DST &
-	for i in $(seq 1 3000); do
-		ck=$(sed -n 's/^checkpoint=//p' $state 2> /dev/null)
-		case $ck in
-		*ckpt*) [ -n "$first" ] || first=$ck
-			[ "$ck" = "$first" ] || break ;;
-		esac
-		sleep 0.1
-	done
+	ck=$(wait_second_checkpoint $state 3000)
 	echo "# powering off after $ck"
 	# Let the receive write on past the checkpoint, then pull the plug.
 	sleep 1

@@ -160,18 +160,11 @@ btrfs -q subvolume delete $DST/s$s.A > /dev/null
 
 # Killed once it has taken its second checkpoint, in the middle of the flow.
 flowing() {
-	local pid i ck first= state=$DST/.btrfs-stream-resume/s$s.A.state
+	local pid state=$DST/.btrfs-stream-resume/s$s.A.state
 	"$BSTREAM" send -q $SRC/s$s.A | throttle 2> /dev/null |
 		"$BSTREAM" receive -q --resumable --checkpoint-every 64K $DST &
 	pid=$!
-	for i in $(seq 1 1200); do
-		ck=$(sed -n 's/^checkpoint=//p' $state 2> /dev/null)
-		case $ck in
-		*ckpt*) [ -n "$first" ] || first=$ck
-			[ "$ck" = "$first" ] || break ;;
-		esac
-		sleep 0.1
-	done
+	wait_second_checkpoint $state 1200 > /dev/null
 	pkill -KILL -f "receive -q --resumable --checkpoint-every 64K $DST"
 	wait $pid
 	[ $? = 137 ] || { echo "receive was not killed"; return 1; }
