@@ -38,8 +38,9 @@ static const char *const diff_usage[] = {
 	"data, so this is as fast as the send's own comparison.",
 	"",
 	"-f FILE, --file FILE   read a send stream (- for stdin) instead: an",
-	"                       incremental one gives the same report, a full one",
-	"                       lists everything as added",
+	"                       incremental one gives the same report (but for",
+	"                       'times' on inodes whose times did not move), a",
+	"                       full one lists everything as added",
 	"--json                 one JSON object per line",
 	NULL,
 };

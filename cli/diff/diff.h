@@ -79,6 +79,7 @@ struct diff_node {
 	unsigned int changes;		/* DIFF_* of an old inode */
 	uint64_t ino;			/* stream INO (created) or old st_ino, 0 unknown */
 	uint64_t mode, uid, gid, fileattr;
+	struct bstream_timespec atime, mtime, ctime;	/* of the last UTIMES */
 	char **xattrs;			/* names set or removed */
 	size_t nxattrs;
 	struct diff_entries origs;	/* the old snapshot's entries (old inodes) */

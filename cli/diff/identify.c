@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Ask the old snapshot what the stream cannot say: which of the names the
- * stream touched are one inode, and what type each inode is.
+ * stream touched are one inode, what type each inode is, and whether the
+ * times a UTIMES carries are new.
  *
  * The stream names inodes only by path.  A file with two names that is
  * moved shows as "link x1 -> m1, link x2 -> m1, unlink m1, unlink m2": the
@@ -71,6 +72,28 @@ static int stat_old(int old_fd, const struct diff_node *n, struct stat *st,
 	return ret ? -1 : 0;
 }
 
+static bool same_time(const struct bstream_timespec *t,
+		      const struct timespec *old)
+{
+	return t->sec == old->tv_sec && t->nsec == old->tv_nsec;
+}
+
+/*
+ * Linux sends UTIMES for every inode whose inode item changed, and some
+ * changes rewrite the item without touching a time (truncate(2) to the
+ * size a file already has).  The old snapshot knows whether the times
+ * really moved.
+ */
+static void drop_unchanged_times(struct diff_node *n, const struct stat *st)
+{
+	if (!(n->changes & DIFF_TIMES))
+		return;
+	if (same_time(&n->atime, &st->st_atim) &&
+	    same_time(&n->mtime, &st->st_mtim) &&
+	    same_time(&n->ctime, &st->st_ctim))
+		n->changes &= ~DIFF_TIMES;
+}
+
 int diff_identify(struct diff_model *m, int old_fd, char *err, size_t errlen)
 {
 	struct ino_map map = { 0 };
@@ -86,6 +109,7 @@ int diff_identify(struct diff_model *m, int old_fd, char *err, size_t errlen)
 		if (ret)
 			break;
 		n->ino = st.st_ino;
+		drop_unchanged_times(n, &st);
 		if (n->type == DIFF_T_UNKNOWN || n->type == DIFF_T_NONDIR)
 			n->type = diff_type_of_mode(st.st_mode);
 		if (S_ISDIR(st.st_mode))

@@ -660,7 +660,14 @@ static int on_chown(void *u, const struct bstream_cmd *c)
 
 static int on_utimes(void *u, const struct bstream_cmd *c)
 {
-	return change(u, c, DIFF_TIMES, NULL);
+	struct diff_node *n;
+
+	if (change(u, c, DIFF_TIMES, &n))
+		return -1;
+	n->atime = c->atime;
+	n->mtime = c->mtime;
+	n->ctime = c->ctime;
+	return 0;
 }
 
 static int on_fileattr(void *u, const struct bstream_cmd *c)
