@@ -13,7 +13,7 @@ bs=${BENCH_BS:-$VM_TOP/build/bin/btrfs-stream}
 # BENCH_ONLY picks workloads (W1 ... W10; W6 is the receives of the W1, W2
 # and W4 streams, W6R that of 50k file renames), so a run that cannot fit
 # in one sitting can be done in parts.
-only=" ${BENCH_ONLY:-W1 W2 W3 W4 W5 W6 W6R W7 W8 W9 W10} "
+only=" ${BENCH_ONLY:-W1 W2 W3 W4 W5 W6 W6R W6C W7 W8 W9 W10} "
 want() { case "$only" in *" $1 "*) return 0 ;; esac; return 1; }
 want_any() {
 	local w
@@ -271,6 +271,37 @@ elif "$bs" receive --help > /dev/null 2>&1; then
 	fi
 else
 	echo "W6: btrfs-stream receive is not built yet" >> "$VM_OUT/facts.txt"
+fi
+
+# W6C: what checkpoints cost (issue 19): our receive with --resumable
+# (a checkpoint every 256 MiB of stream, the default) against our receive
+# without it, on W6's full streams.  The resume directory it leaves in
+# DEST is emptied with the received subvolume.
+empty_resumable() {
+	local s
+	for s in "$1"/.btrfs-stream-resume/*/; do
+		[ -d "$s" ] && btrfs -q subvolume delete -c "$s" > /dev/null 2>&1
+	done
+	rm -rf "$1/.btrfs-stream-resume"
+	empty_dest "$1" "$2"
+}
+resumable_workload() {
+	local w=$1 dir=$2 name=$3 p
+	log "W6C-$w: resumable receive of the $w stream"
+	for p in $(seq 1 "$pairs"); do
+		empty_resumable "$dir" "$name"
+		record "W6C-$w" ours "$p" sh -c "'$bs' receive -q --resumable -f $B/scratch/$w.stream '$dir' && sync"
+		empty_resumable "$dir" "$name"
+		record "W6C-$w" baseline "$p" sh -c "'$bs' receive -q -f $B/scratch/$w.stream '$dir' && sync"
+	done
+	empty_resumable "$dir" "$name"
+}
+if want W6C; then
+	mkdir -p $B/scratch/full
+	[ -f $B/scratch/W1.stream ] || send -f $B/scratch/W1.stream $B/large/snap
+	[ -f $B/scratch/W2.stream ] || send -f $B/scratch/W2.stream $B/small/A
+	resumable_workload W1 $B/scratch/full snap
+	resumable_workload W2 $B/scratch/full A
 fi
 
 want W7 && log "W7: dump of the W1 stream"
