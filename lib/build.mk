@@ -53,6 +53,17 @@ $(B)/tests/unit/test-stream-asan: tests/unit/lib/test-stream.c $(LIBBSTREAM_ASAN
 
 UNIT_TESTS += $(B)/tests/unit/test-stream $(B)/tests/unit/test-stream-asan
 
+# The data filter and seeking (bstream_reader_set_data_filter(), _seek()).
+$(B)/tests/unit/test-skip: tests/unit/lib/test-skip.c $(LIBBSTREAM) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Ilib/include -o $@ $< $(LIBBSTREAM) $(LDLIBS)
+
+$(B)/tests/unit/test-skip-asan: tests/unit/lib/test-skip.c $(LIBBSTREAM_ASAN) $(LIB_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Ilib/include -o $@ $< $(LIBBSTREAM_ASAN) $(LDLIBS)
+
+UNIT_TESTS += $(B)/tests/unit/test-skip $(B)/tests/unit/test-skip-asan
+
 # Throughput against cat and btrfs receive --dump, as ratios (host side).
 .PHONY: bench bench-stream
 bench: bench-stream

@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <btrfs-stream/stream.h>
 #include "../decompress.h"
 
@@ -36,21 +37,27 @@ enum ar_ext_kind {
 };
 
 /*
- * len bytes of a file at off.  RAW: they are at byte pos of stream file
- * `stream`.  ENC: the encoded extent is enc_len bytes at pos, decoding to
- * dec_len bytes of which these are the ones from dec_off on.  Where no
- * extent covers a byte, the file has a hole (zeros) there.
+ * len bytes of a file at off, from the DATA of the command at byte pos of
+ * stream file `stream` (its index, version and substream as the reader
+ * reported them, to read it again fully checked: bstream_reader_seek()).
+ * enc_len is that DATA's length.  RAW: these are its bytes from dec_off
+ * on.  ENC: the DATA is a compressed extent decoding to dec_len bytes, of
+ * which these are the ones from dec_off on.  Where no extent covers a
+ * byte, the file has a hole (zeros) there.
  */
 struct ar_extent {
 	uint64_t off;
 	uint64_t len;
 	uint64_t pos;
+	uint64_t index;
 	uint32_t enc_len;
 	uint32_t dec_len;
 	uint32_t dec_off;
+	uint32_t substream;
 	uint16_t stream;
 	uint8_t kind;
 	uint8_t compression;
+	uint8_t version;
 };
 
 /* A file's extents, sorted by off, never overlapping. */
@@ -212,6 +219,7 @@ struct ar_dirent **ar_sorted_children(const struct ar_inode *dir, uint64_t *n,
 struct ar_stream {
 	const char *name;	/* as given, for messages */
 	int fd;			/* kept open to read data back */
+	off_t start;		/* where the stream starts in fd (offset 0 of marks) */
 };
 
 /* What a subvolume of the chain is. */
@@ -268,18 +276,23 @@ const char *ar_user_path(const char *arg, char *out, size_t outlen);
 struct ar_reader {
 	struct ar *a;
 	struct cli_decomp dz;
+	/* A reader per stream file, made when first needed. */
+	struct bstream_reader **rd;
+	/* The last command read back, kept for the next extent in it. */
+	const struct bstream_cmd *cmd;
+	uint16_t cmd_stream;
 	/* The last extent decoded, kept for the next piece of it. */
 	uint16_t dec_stream;
 	uint64_t dec_pos;
 	const uint8_t *dec;
-	uint8_t *in;
-	size_t in_cap;
 };
 
 /*
  * Call out(ctx, buf, len, off) for the content of regular file ino in
  * pieces, in order: data pieces, and, if holes, zero pieces for holes
- * (else holes are left out).  Returns 0, or -1 with the message in
+ * (else holes are left out).  Every command whose data is given out is
+ * read again from its stream file and checked whole (CRC included) first:
+ * the replay skipped the data.  Returns 0, or -1 with the message in
  * r->a->err (out's own failure: out returns -1 and sets it).
  */
 typedef int (*ar_out_fn)(void *ctx, const void *buf, size_t len, uint64_t off);

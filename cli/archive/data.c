@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A file's content, read back from the stream files by the references of
- * its extents: raw WRITE bytes with pread, compressed extents read whole
- * and decoded by cli/decompress.c (receive's decoder), keeping the last
- * decoded extent for its next piece.  Only the bytes of the file asked for
- * are read.
+ * its extents.  The replay skipped all file data without checking its CRC
+ * (streams.c), so each command whose data is given out is read again here
+ * through the library's reader, positioned on it with
+ * bstream_reader_seek(), and checked whole (framing, CRC, attributes)
+ * before any of its bytes leave: what cat and extract write is always
+ * CRC-checked.  Raw WRITE bytes are handed out in place; compressed
+ * extents are decoded by cli/decompress.c (receive's decoder).  The last
+ * command read and the last extent decoded are kept for the next piece of
+ * them.  Only the commands of the file asked for are read.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,10 +21,9 @@
 #include <unistd.h>
 #include "archive.h"
 
-#define CHUNK (1u << 20)
-
 static const uint8_t zeros[1 << 16];
 
+/* A failure about the command of extent e: "'stream': command N (name) at offset O: ...". */
 __attribute__((format(printf, 3, 4)))
 static int fail(struct ar_reader *r, const struct ar_extent *e, const char *fmt, ...)
 {
@@ -28,8 +32,8 @@ static int fail(struct ar_reader *r, const struct ar_extent *e, const char *fmt,
 	va_list ap;
 	int n;
 
-	n = snprintf(a->err, sizeof(a->err), "'%s': %s data at offset %" PRIu64 ": ",
-		     ar_quote(q, sizeof(q), a->streams[e->stream].name),
+	n = snprintf(a->err, sizeof(a->err), "'%s': command %" PRIu64 " (%s) at offset %" PRIu64 ": ",
+		     ar_quote(q, sizeof(q), a->streams[e->stream].name), e->index,
 		     e->kind == AR_EXT_RAW ? "write" : "encoded_write", e->pos);
 	va_start(ap, fmt);
 	vsnprintf(a->err + n, sizeof(a->err) - n, fmt, ap);
@@ -37,26 +41,72 @@ static int fail(struct ar_reader *r, const struct ar_extent *e, const char *fmt,
 	return -1;
 }
 
-/* Read exactly len bytes at pos of the extent's stream. */
-static int read_at(struct ar_reader *r, const struct ar_extent *e, void *buf,
-		   size_t len, uint64_t pos)
+/* The reader of stream file i, made and set on it when first needed. */
+static struct bstream_reader *reader_of(struct ar_reader *r, const struct ar_extent *e)
 {
-	int fd = r->a->streams[e->stream].fd;
+	struct ar *a = r->a;
+	struct ar_stream *s = &a->streams[e->stream];
+	struct bstream_reader *rd;
 
-	while (len) {
-		ssize_t n = pread(fd, buf, len, (off_t)pos);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return fail(r, e, "cannot read: %s", strerror(errno));
-		if (!n)
-			return fail(r, e, "the stream file ended (did it change since it was read?)");
-		buf = (uint8_t *)buf + n;
-		pos += n;
-		len -= n;
+	if (!r->rd) {
+		r->rd = calloc(a->nstreams, sizeof(*r->rd));
+		if (!r->rd) {
+			fail(r, e, "out of memory");
+			return NULL;
+		}
 	}
-	return 0;
+	if (r->rd[e->stream])
+		return r->rd[e->stream];
+	rd = bstream_reader_new(NULL);
+	if (!rd) {
+		fail(r, e, "cannot create the stream reader");
+		return NULL;
+	}
+	/* Marks count from where the replay started reading. */
+	if (lseek(s->fd, s->start, SEEK_SET) < 0 || bstream_reader_set_fd(rd, s->fd)) {
+		fail(r, e, "cannot read the stream file again: %s", strerror(errno));
+		bstream_reader_free(rd);
+		return NULL;
+	}
+	r->rd[e->stream] = rd;
+	return rd;
+}
+
+/* The command holding e's data, read again and checked; NULL after fail(). */
+static const struct bstream_cmd *command_of(struct ar_reader *r, const struct ar_extent *e)
+{
+	struct bstream_mark m = {
+		.offset = e->pos, .index = e->index,
+		.version = e->version, .substream = e->substream,
+	};
+	unsigned int want = e->kind == AR_EXT_RAW ? BTRFS_SEND_C_WRITE : BTRFS_SEND_C_ENCODED_WRITE;
+	const struct bstream_cmd *c;
+	struct bstream_reader *rd;
+	char q[320];
+	int ret;
+
+	if (r->cmd && r->cmd_stream == e->stream && r->cmd->offset == e->pos)
+		return r->cmd;
+	r->cmd = NULL;
+	rd = reader_of(r, e);
+	if (!rd)
+		return NULL;
+	ret = bstream_reader_seek(rd, &m);
+	if (!ret)
+		ret = bstream_next(rd, &c);
+	if (ret < 0) {
+		snprintf(r->a->err, sizeof(r->a->err), "'%s': %s",
+			 ar_quote(q, sizeof(q), r->a->streams[e->stream].name),
+			 bstream_reader_errmsg(rd));
+		return NULL;
+	}
+	if (!ret || c->cmd != want || !c->data || c->data_len != e->enc_len) {
+		fail(r, e, "not the command read before (did the stream file change since?)");
+		return NULL;
+	}
+	r->cmd = c;
+	r->cmd_stream = e->stream;
+	return c;
 }
 
 static int emit_zeros(ar_out_fn out, void *ctx, uint64_t off, uint64_t len)
@@ -75,43 +125,28 @@ static int emit_zeros(ar_out_fn out, void *ctx, uint64_t off, uint64_t len)
 static int emit_raw(struct ar_reader *r, const struct ar_extent *e, uint64_t len,
 		    ar_out_fn out, void *ctx)
 {
-	for (uint64_t done = 0; done < len;) {
-		size_t n = len - done < CHUNK ? len - done : CHUNK;
+	const struct bstream_cmd *c = command_of(r, e);
 
-		if (r->in_cap < CHUNK) {
-			uint8_t *b = realloc(r->in, CHUNK);
-
-			if (!b)
-				return fail(r, e, "out of memory");
-			r->in = b;
-			r->in_cap = CHUNK;
-		}
-		if (read_at(r, e, r->in, n, e->pos + done) || out(ctx, r->in, n, e->off + done))
-			return -1;
-		done += n;
-	}
-	return 0;
+	if (!c)
+		return -1;
+	/* Extents only ever shrink within their command's data. */
+	if (e->dec_off > c->data_len || len > c->data_len - e->dec_off)
+		return fail(r, e, "extent outside the command's data");
+	return out(ctx, c->data + e->dec_off, len, e->off);
 }
 
 static int emit_enc(struct ar_reader *r, const struct ar_extent *e, uint64_t len,
 		    ar_out_fn out, void *ctx)
 {
 	if (!r->dec || r->dec_stream != e->stream || r->dec_pos != e->pos) {
+		const struct bstream_cmd *c = command_of(r, e);
 		const char *why = NULL;
 		int err = 0;
 
 		r->dec = NULL;
-		if (r->in_cap < e->enc_len) {
-			uint8_t *b = realloc(r->in, e->enc_len);
-
-			if (!b)
-				return fail(r, e, "out of memory");
-			r->in = b;
-			r->in_cap = e->enc_len;
-		}
-		if (read_at(r, e, r->in, e->enc_len, e->pos))
+		if (!c)
 			return -1;
-		r->dec = cli_decompress(&r->dz, e->compression, r->in, e->enc_len,
+		r->dec = cli_decompress(&r->dz, e->compression, c->data, c->data_len,
 					e->dec_len, &err, &why);
 		if (!r->dec)
 			return fail(r, e, "cannot decompress (compression %u): %s",
@@ -147,8 +182,10 @@ int ar_read_file(struct ar_reader *r, const struct ar_inode *ino, bool holes,
 void ar_reader_free(struct ar_reader *r)
 {
 	cli_decomp_free(&r->dz);
-	free(r->in);
-	r->in = NULL;
-	r->in_cap = 0;
+	for (size_t i = 0; r->rd && i < r->a->nstreams; i++)
+		bstream_reader_free(r->rd[i]);
+	free(r->rd);
+	r->rd = NULL;
+	r->cmd = NULL;
 	r->dec = NULL;
 }

@@ -4,7 +4,7 @@
  * that stay in the stream files (see archive.h).  WRITE and ENCODED_WRITE
  * put one; TRUNCATE and FALLOCATE's hole punching take ranges away; CLONE
  * copies the references of another range, so nothing is ever copied in
- * memory but these 40-byte records.
+ * memory but these 56-byte records.
  *
  * Offsets are checked to stay below 2^63 where they enter (replay.c), so
  * off + len never wraps here.
@@ -24,10 +24,7 @@ static void advance(struct ar_extent *e, uint64_t d)
 {
 	e->off += d;
 	e->len -= d;
-	if (e->kind == AR_EXT_RAW)
-		e->pos += d;
-	else
-		e->dec_off += (uint32_t)d;
+	e->dec_off += (uint32_t)d;
 }
 
 static int reserve(struct ar_extents *x, uint32_t more)

@@ -312,10 +312,18 @@ static int on_rmdir(void *user, const struct bstream_cmd *c)
 /* ---------------------------------------------------------------------- */
 /* Data                                                                    */
 
-/* Where the DATA bytes of c are in its stream file. */
-static uint64_t data_pos(const struct bstream_cmd *c)
+/*
+ * Where the DATA of c is: the command itself, to be read again whole and
+ * checked when the bytes are wanted (the replay skips them).
+ */
+static void note_cmd(struct ar *a, struct ar_extent *e, const struct bstream_cmd *c)
 {
-	return c->offset + sizeof(struct btrfs_send_cmd_header) + (uint64_t)(c->data - c->raw);
+	e->pos = c->offset;
+	e->index = c->index;
+	e->version = (uint8_t)c->version;
+	e->substream = c->substream;
+	e->enc_len = c->data_len;
+	e->stream = a->cur_stream;
 }
 
 static int grow(struct ar_inode *ino, uint64_t end)
@@ -339,8 +347,7 @@ static int on_write(void *user, const struct bstream_cmd *c)
 		return 0;
 	e.off = c->file_offset;
 	e.len = c->data_len;
-	e.pos = data_pos(c);
-	e.stream = a->cur_stream;
+	note_cmd(a, &e, c);
 	e.kind = AR_EXT_RAW;
 	if (ar_before_data_change(a->model, ino) || ar_ext_put(&ino->u.ext, &e))
 		return nomem(a, c);
@@ -376,11 +383,9 @@ static int on_encoded_write(void *user, const struct bstream_cmd *c)
 		return 0;
 	e.off = c->file_offset;
 	e.len = c->unencoded_file_len;
-	e.pos = data_pos(c);
-	e.enc_len = c->data_len;
+	note_cmd(a, &e, c);
 	e.dec_len = (uint32_t)c->unencoded_len;
 	e.dec_off = (uint32_t)c->unencoded_offset;
-	e.stream = a->cur_stream;
 	e.kind = AR_EXT_ENC;
 	e.compression = (uint8_t)c->compression;
 	if (ar_before_data_change(a->model, ino) || ar_ext_put(&ino->u.ext, &e))

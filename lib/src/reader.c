@@ -51,6 +51,17 @@
 #define RA_HEADROOM		(256u << 10)
 #define RA_MIN_BUF		(64u << 10)
 #define RA_STACK		(256u << 10)
+/*
+ * Skipping data (bstream_reader_set_data_filter()): after a skip or a
+ * seek, a read asks for the rest of the page it starts in (plus a page if
+ * that is under SPARSE_MIN_READ bytes), then each read doubles up to the
+ * buffer size.  Data shorter than SKIP_SEEK_MIN is read through (a seek
+ * saves nothing on a page or two); longer data not yet read is sought
+ * over.
+ */
+#define SPARSE_PAGE		4096u
+#define SPARSE_MIN_READ		512u
+#define SKIP_SEEK_MIN		(16u << 10)
 
 struct ra_slot {
 	uint8_t *mem;		/* RA_HEADROOM bytes, then the data */
@@ -107,6 +118,10 @@ struct bstream_reader {
 	uint64_t file_size;	/* as last seen by fstat (mapped mode) */
 	uint64_t map_start;	/* file offset where reading started */
 	off_t fd_start;		/* file offset of the fd when set (seekable) */
+	bool regular;		/* fd is a regular file */
+	uint64_t reg_size;	/* its size as last seen by fstat */
+	bool seeked;		/* bstream_reader_seek() was used on this input */
+	size_t next_read;	/* size of the next read(2) when reading sparsely */
 	bool eof;
 	/* Read-ahead (fd mode, see fill_ra()) */
 	struct readahead *ra;	/* allocated once, kept for the next input */
@@ -134,6 +149,10 @@ struct bstream_reader {
 	int err;
 	bool recoverable;
 	char msg[BSTREAM_MSG_LEN];
+
+	/* Data filter */
+	bstream_want_data_fn want;
+	void *want_user;
 
 	struct bstream_cmd cmd;
 	char *strings;		/* NUL-terminated copies of string attributes */
@@ -428,6 +447,17 @@ static void reset_input(struct bstream_reader *r)
 	r->index = 0;
 	r->err = 0;
 	r->msg[0] = 0;
+	r->seeked = false;
+	r->regular = false;
+	r->reg_size = 0;
+}
+
+/* The rest of the page at input offset at, at least SPARSE_MIN_READ bytes. */
+static size_t page_rest(const struct bstream_reader *r, uint64_t at)
+{
+	size_t n = SPARSE_PAGE - (size_t)((r->fd_start + at) % SPARSE_PAGE);
+
+	return n < SPARSE_MIN_READ ? n + SPARSE_PAGE : n;
 }
 
 int bstream_reader_set_fd(struct bstream_reader *r, int fd)
@@ -450,7 +480,17 @@ int bstream_reader_set_fd(struct bstream_reader *r, int fd)
 	r->fd_start = lseek(fd, 0, SEEK_CUR);
 	r->seekable = r->fd_start != (off_t)-1;
 	r->exact = (r->flags & BSTREAM_READ_STOP_AT_END) && !r->seekable;
-	if (r->flags & BSTREAM_READ_MMAP) {
+	if (r->seekable) {
+		struct stat st;
+
+		r->regular = !fstat(fd, &st) && S_ISREG(st.st_mode);
+		r->reg_size = r->regular ? (uint64_t)st.st_size : 0;
+		r->next_read = page_rest(r, 0);
+	} else {
+		r->fd_start = 0;
+	}
+	/* Mapping would read what the data filter skips. */
+	if ((r->flags & BSTREAM_READ_MMAP) && !r->want) {
 		struct stat st;
 		off_t start = lseek(fd, 0, SEEK_CUR);
 
@@ -515,6 +555,61 @@ static int fail(struct bstream_reader *r, int code, bool recoverable,
 	if (!recoverable)
 		r->state = ST_FAILED;
 	return -code;
+}
+
+/* An API misuse: reported, but the reader stays as it was. */
+static int misuse(struct bstream_reader *r, const char *what)
+{
+	r->err = BSTREAM_E_INVAL;
+	return bstream_set_error(r->msg, BSTREAM_E_INVAL, "%s", what);
+}
+
+/*
+ * Reposition on a command read before.  A mark inside or at the end of
+ * the window just moves pos; else the window is dropped and the fd (or
+ * the mapping) moved.
+ */
+int bstream_reader_seek(struct bstream_reader *r, const struct bstream_mark *m)
+{
+	uint64_t off;
+
+	if (!r || !m)
+		return -BSTREAM_E_INVAL;
+	if (!r->have_input)
+		return misuse(r, "cannot seek: no input set");
+	if (!r->mem && !r->seekable)
+		return misuse(r, "cannot seek: the input is not seekable");
+	if (!m->index || m->version > r->max_version || m->substream == UINT32_MAX)
+		return misuse(r, "cannot seek: invalid mark");
+	off = m->offset;
+	if (r->mem) {
+		if (off > r->end)
+			return misuse(r, "cannot seek: offset beyond the input");
+		r->pos = off;
+	} else if (!r->mapped && !r->ra_running && r->base == r->buf &&
+		   off >= r->base_off && off <= r->base_off + r->end) {
+		r->pos = off - r->base_off;
+	} else {
+		ra_stop(r);
+		unmap(r);
+		if (!r->mapped && lseek(r->fd, r->fd_start + (off_t)off, SEEK_SET) == (off_t)-1)
+			return fail(r, BSTREAM_E_IO, false, "cannot seek to offset %" PRIu64 ": %s",
+				    off, strerror(errno));
+		r->base = r->mapped ? NULL : r->buf;
+		r->base_off = off;
+		r->pos = r->end = 0;
+		r->eof = false;
+		r->bcrc = NULL;
+		r->next_read = page_rest(r, off);
+	}
+	r->seeked = true;
+	r->state = ST_CMDS;
+	r->version = m->version;
+	r->substream = m->substream + 1;
+	r->index = m->index - 1;
+	r->err = 0;
+	r->msg[0] = 0;
+	return 0;
 }
 
 /*
@@ -644,11 +739,39 @@ static ssize_t fill_ra(struct bstream_reader *r, size_t need)
 	return have < need ? (ssize_t)have : (ssize_t)need;
 }
 
-/* Whether to try reading ahead: a seekable fd that filled the buffer once. */
+/*
+ * Whether reads are sized to what the consumer needs: a regular file read
+ * by a consumer that skips data or seeks.
+ */
+static bool sparse(const struct bstream_reader *r)
+{
+	return r->regular && (r->want || r->seeked);
+}
+
+/*
+ * Whether to try reading ahead: a seekable fd that filled the buffer once,
+ * unless read sparsely (the thread would read everything).
+ */
 static bool ra_wanted(const struct bstream_reader *r)
 {
 	return r->seekable && !r->ra_failed && r->buf_size >= RA_MIN_BUF &&
-	       r->base_off + r->end >= r->buf_size;
+	       r->base_off + r->end >= r->buf_size && !sparse(r);
+}
+
+/* Bytes the next read(2) asks for, to have need bytes from pos on. */
+static size_t read_size(struct bstream_reader *r, size_t need)
+{
+	size_t missing = r->pos + need - r->end;
+	size_t room = r->cap - r->end;
+	size_t n;
+
+	if (r->exact)
+		return missing;
+	if (!sparse(r))
+		return room;
+	n = r->next_read > missing ? r->next_read : missing;
+	r->next_read = r->next_read < r->cap / 2 ? r->next_read * 2 : r->cap;
+	return n < room ? n : room;
 }
 
 static ssize_t fill(struct bstream_reader *r, size_t need)
@@ -692,7 +815,7 @@ static ssize_t fill(struct bstream_reader *r, size_t need)
 	}
 
 	while (r->end - r->pos < need) {
-		size_t room = r->exact ? r->pos + need - r->end : r->cap - r->end;
+		size_t room = read_size(r, need);
 		ssize_t n = read(r->fd, r->buf + r->end, room);
 
 		if (n < 0) {
@@ -1041,6 +1164,173 @@ static int check_cmd(struct bstream_reader *r)
 	return 0;
 }
 
+/* ---------------------------------------------------------------------- */
+/* Skipping data (bstream_reader_set_data_filter())                         */
+
+/*
+ * Find where the DATA bytes of the command at pos start, if DATA is its
+ * last attribute, reading the attribute headers before it (their values
+ * too, on the way).  Returns 1 with *tlv (the DATA attribute's offset in
+ * the payload) and *at (its bytes'), 0 if the command has no DATA last or
+ * is malformed or cut short (the usual path then reads it and says why),
+ * or an error from reading.
+ */
+static int find_data(struct bstream_reader *r, uint32_t len, uint32_t *tlv,
+		     uint32_t *at)
+{
+	uint32_t pos = 0;
+
+	while (pos < len) {
+		size_t want = len - pos < 4 ? len : pos + 4;
+		ssize_t n = fill(r, BSTREAM_CMD_HDR_LEN + want);
+		const uint8_t *p;
+		uint16_t type, vlen;
+
+		if (n < 0)
+			return n;
+		if ((size_t)n < BSTREAM_CMD_HDR_LEN + want || len - pos < 2)
+			return 0;
+		p = r->base + r->pos + BSTREAM_CMD_HDR_LEN;
+		type = get_le16(p + pos);
+		if (type == BTRFS_SEND_A_DATA && r->version >= 2) {
+			*tlv = pos;
+			*at = pos + 2;
+			return 1;
+		}
+		if (type == 0 || type > BTRFS_SEND_A_MAX || len - pos < 4)
+			return 0;
+		vlen = get_le16(p + pos + 2);
+		if (vlen > len - pos - 4)
+			return 0;
+		if (type == BTRFS_SEND_A_DATA) {
+			*tlv = pos;
+			*at = pos + 4;
+			return pos + 4 + vlen == len;
+		}
+		pos += 4 + vlen;
+	}
+	return 0;
+}
+
+/*
+ * Parse and check the attributes before DATA (tlv bytes of payload at
+ * raw) and note DATA itself, without its bytes.  Returns 0, 1 if they
+ * fail a check (the usual path reports it), or a fatal error.
+ */
+static int parse_prefix(struct bstream_reader *r, const uint8_t *raw,
+			uint32_t tlv, uint32_t at)
+{
+	struct bstream_cmd *c = &r->cmd;
+	int ret;
+
+	c->raw = raw;
+	ret = parse_tlvs(r, raw, tlv);
+	if (!ret) {
+		c->attr[BTRFS_SEND_A_DATA].data = NULL;
+		c->attr[BTRFS_SEND_A_DATA].len = c->len - at;
+		c->attr[BTRFS_SEND_A_DATA].pos = tlv;
+		c->present |= UINT64_C(1) << BTRFS_SEND_A_DATA;
+		ret = decode_attrs(r);
+	}
+	if (!ret)
+		ret = check_cmd(r);
+	if (ret && r->recoverable) {
+		r->err = 0;
+		r->msg[0] = 0;
+		clear_cmd(c);
+		return 1;
+	}
+	return ret;
+}
+
+/*
+ * Move past the command at pos (total bytes) without reading the rest of
+ * it: within the buffer, or by seeking a regular file.  Returns 0, 1 if
+ * the file is too short to hold it (the usual path reports the
+ * truncation), or an error.
+ */
+static int pass_over(struct bstream_reader *r, size_t total)
+{
+	uint64_t target = r->base_off + r->pos + total;
+	struct stat st;
+
+	if (total <= r->end - r->pos) {
+		r->pos += total;
+		return 0;
+	}
+	if (r->fd_start + target > r->reg_size) {
+		/* The file may still be growing (a send writing to it). */
+		if (!fstat(r->fd, &st))
+			r->reg_size = st.st_size;
+		if (r->fd_start + target > r->reg_size)
+			return 1;
+	}
+	if (lseek(r->fd, r->fd_start + (off_t)target, SEEK_SET) == (off_t)-1)
+		return fail(r, BSTREAM_E_IO, false, "cannot seek to offset %" PRIu64 ": %s",
+			    target, strerror(errno));
+	/* Nothing buffered is wanted any more; the next read lands at end. */
+	r->base_off = target - r->end;
+	r->pos = r->end;
+	r->eof = false;
+	r->next_read = page_rest(r, target);
+	return 0;
+}
+
+/*
+ * With a data filter: read the command at pos up to its DATA, ask the
+ * filter, and pass over the data if it declines.  Long data of a regular
+ * file not yet in the buffer is not read; otherwise the command is read
+ * whole (a pipe must be read anyway) and only its CRC is not computed.
+ * Returns 1 with the command skipped, 0 to read it the usual way (wanted,
+ * no DATA last, a failed check, cut short), or an error.
+ */
+static int try_skip(struct bstream_reader *r, uint32_t len)
+{
+	struct bstream_cmd *c = &r->cmd;
+	size_t total = (size_t)len + BSTREAM_CMD_HDR_LEN;
+	bool seek = r->regular && !r->mapped && !r->ra_running &&
+		    len >= SKIP_SEEK_MIN && total > r->end - r->pos;
+	uint32_t tlv = 0, at = 0;
+	ssize_t n;
+	int ret;
+
+	if (!seek) {
+		n = fill(r, total);
+		if (n < 0)
+			return n;
+		if ((size_t)n < total)
+			return 0;
+	}
+	ret = find_data(r, len, &tlv, &at);
+	if (ret <= 0)
+		return ret;
+	ret = parse_prefix(r, r->base + r->pos + BSTREAM_CMD_HDR_LEN, tlv, at);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	c->data_offset = c->offset + BSTREAM_CMD_HDR_LEN + at;
+	if (r->want(r->want_user, c)) {
+		clear_cmd(c);
+		return 0;
+	}
+	ret = pass_over(r, total);
+	if (ret) {
+		clear_cmd(c);
+		return ret < 0 ? ret : 0;
+	}
+	c->data_skipped = true;
+	return 1;
+}
+
+int bstream_reader_set_data_filter(struct bstream_reader *r,
+				   bstream_want_data_fn want, void *user)
+{
+	if (!r)
+		return -BSTREAM_E_INVAL;
+	r->want = want;
+	r->want_user = user;
+	return 0;
+}
+
 static int read_cmd(struct bstream_reader *r)
 {
 	static const uint8_t zero_crc[4];
@@ -1083,6 +1373,11 @@ static int read_cmd(struct bstream_reader *r)
 		return fail(r, BSTREAM_E_CMD_TOO_BIG, false,
 			    CMD_FMT "length %" PRIu32 " exceeds the reader's limit of %zu bytes",
 			    CMD_ARGS(r), len, r->max_cmd - BSTREAM_CMD_HDR_LEN);
+	if (r->want) {
+		ret = try_skip(r, len);
+		if (ret)
+			return ret;
+	}
 	n = fill(r, (size_t)len + BSTREAM_CMD_HDR_LEN);
 	if (n < 0)
 		return n;
@@ -1113,6 +1408,8 @@ static int read_cmd(struct bstream_reader *r)
 	ret = check_cmd(r);
 	if (ret)
 		return ret;
+	if (c->data)
+		c->data_offset = off + BSTREAM_CMD_HDR_LEN + (uint64_t)(c->data - c->raw);
 
 	if (cmd == BTRFS_SEND_C_END) {
 		if (r->flags & BSTREAM_READ_STOP_AT_END) {

@@ -371,6 +371,10 @@ int bstream_write_cmd(struct bstream_writer *w, const struct bstream_cmd *cmd)
 	int n = 0;
 	int ret;
 
+	if (cmd->data_skipped)
+		return wfail(w, BSTREAM_E_INVAL,
+			     "command %" PRIu64 " at offset %" PRIu64 ": its data was skipped, cannot re-encode it",
+			     cmd->index, cmd->offset);
 	for (uint64_t m = cmd->present; m; m &= m - 1) {
 		int a = __builtin_ctzll(m);
 		int i = n++;

@@ -119,12 +119,12 @@ struct bstream_cmd {
 	uint16_t cmd;		/* command number (may be unknown, see known) */
 	bool known;		/* cmd is a command this library knows */
 	uint32_t len;		/* payload length (after the 10-byte header) */
-	uint32_t crc;		/* CRC as stored (already verified) */
+	uint32_t crc;		/* CRC as stored (verified, see data_skipped) */
 	uint32_t version;	/* protocol version of the enclosing substream */
 	uint64_t offset;	/* byte offset of the command header in the input */
 	uint64_t index;		/* 1-based command number in the input */
 	unsigned int substream;	/* 0-based substream (stream header) number */
-	const uint8_t *raw;	/* payload bytes (len of them) */
+	const uint8_t *raw;	/* payload bytes (len of them, see data_skipped) */
 
 	uint64_t present;	/* bit (1 << attr) for each attribute present */
 	struct bstream_attr attr[BTRFS_SEND_A_MAX + 1];
@@ -143,6 +143,16 @@ struct bstream_cmd {
 	uint32_t data_len;
 	const uint8_t *xattr_data, *verity_salt, *verity_sig;
 	uint32_t xattr_data_len, verity_salt_len, verity_sig_len;
+
+	/* Input offset of the DATA bytes (0 if the command has no DATA). */
+	uint64_t data_offset;
+	/*
+	 * The data filter (bstream_reader_set_data_filter()) declined the
+	 * data: data is NULL, attr[BTRFS_SEND_A_DATA].data too, data_len
+	 * and data_offset say where the bytes are, raw holds only the
+	 * payload before them, and crc was not verified.
+	 */
+	bool data_skipped;
 };
 
 /* Reader flags. */
@@ -180,6 +190,69 @@ void bstream_reader_free(struct bstream_reader *r);
 int bstream_reader_set_fd(struct bstream_reader *r, int fd);
 /* Read from memory (must outlive the reader); commands point into it. */
 int bstream_reader_set_mem(struct bstream_reader *r, const void *buf, size_t len);
+
+/*
+ * Skipping file data.  A consumer that needs the DATA of only some
+ * commands, or of none (ls and cat of a stored stream replay its commands
+ * first and read wanted data back later), installs a filter.  For each
+ * command whose last attribute is DATA (WRITE and ENCODED_WRITE as Linux
+ * sends them, in every protocol version), the reader reads the command
+ * header and the attributes before DATA, checks them as it checks any
+ * command (TLV bounds, attribute numbers and sizes, required attributes,
+ * strict version), and calls want(user, cmd) with them decoded, cmd->data
+ * NULL and cmd->data_len and cmd->data_offset set.  want returning true
+ * reads the command as usual, CRC included.  Returning false skips its
+ * data: the command is handed out with data_skipped set, and
+ *  - its CRC is not verified: neither the data nor the attributes before
+ *    it are protected by a checksum (they still passed the checks above),
+ *    and a corrupted byte in the skipped data goes unnoticed;
+ *  - the length in its header is trusted to find the next command, which
+ *    is checked as every command is; a skipped command that runs past the
+ *    end of the input is reported as truncated
+ *    (BSTREAM_E_CMD_TRUNC), as when it is read;
+ *  - on a regular file the data is not read at all when it is longer
+ *    than a few pages (lseek(2) over it); other inputs read it and throw
+ *    it away.
+ * A consumer that needs the bytes later reads the command again with
+ * bstream_reader_seek(), fully checked.  Commands without DATA, or whose
+ * DATA is not the last attribute, and commands with an error are read and
+ * checked as usual (a command whose prefix fails a check is reported with
+ * its CRC checked first, as without a filter).
+ *
+ * Install the filter before bstream_reader_set_fd(): with one, a regular
+ * file is read with read(2) in pieces sized to what the reader needs, not
+ * mapped (BSTREAM_READ_MMAP is ignored) nor read ahead by a thread, since
+ * both would read the data that is skipped.  want NULL removes the
+ * filter.  The filter stays for later inputs.
+ */
+typedef bool (*bstream_want_data_fn)(void *user, const struct bstream_cmd *cmd);
+int bstream_reader_set_data_filter(struct bstream_reader *r,
+				   bstream_want_data_fn want, void *user);
+
+/* Where a command is in the input, to read it again. */
+struct bstream_mark {
+	uint64_t offset;	/* cmd->offset */
+	uint64_t index;		/* cmd->index */
+	uint32_t version;	/* cmd->version */
+	uint32_t substream;	/* cmd->substream */
+};
+
+/*
+ * Go back (or forward) to the command described by mark, as an earlier
+ * pass over the same input reported it: the next bstream_next() reads that
+ * command with every check (CRC included, unless the data filter skips its
+ * data) and reports it with mark's index, version and substream; reading
+ * goes on with the commands after it.  The input must be memory or a
+ * seekable fd, and must not have changed since the pass that made the
+ * mark: a command that is not there any more shows as a framing, CRC or
+ * attribute error at that offset.  Clears a sticky error.  A mark inside
+ * or at the end of what the reader holds costs no system call; otherwise
+ * the reader reads only what the command needs, growing its reads while
+ * the consumer reads on.  After a seek a regular file is no longer read
+ * ahead by a thread.  Returns 0 or a negative error (BSTREAM_E_INVAL: not
+ * seekable, or mark out of range).
+ */
+int bstream_reader_seek(struct bstream_reader *r, const struct bstream_mark *mark);
 
 /*
  * Pull the next command.  Returns 1 and sets *cmd when a command is
