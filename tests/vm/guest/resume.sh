@@ -44,13 +44,28 @@ make_source() {
 	"$BSTREAM" send -q -p $SRC/s$s.A -f $ST/$s.B $SRC/s$s.B
 }
 
+# both_ways TOKEN [SEND OPTIONS] SUBVOL: ST/cont, the continuation send
+# --resume writes (on our module the kernel starts at the point itself),
+# which must be the same bytes as the one that regenerates the whole
+# stream and drops its prefix in userspace (--verify-prefix).
+both_ways() {
+	local tok=$1
+	shift
+	"$BSTREAM" send -q --resume "$tok" "$@" > $ST/cont ||
+		{ echo "send --resume failed"; return 1; }
+	"$BSTREAM" send -q --verify-prefix --resume "$tok" "$@" > $ST/cont.user ||
+		{ echo "send --resume --verify-prefix failed"; return 1; }
+	cmp $ST/cont $ST/cont.user ||
+		{ echo "the continuations of send --resume and --verify-prefix differ"; return 1; }
+}
+
 # resume_rest NAME SUBVOL [SEND OPTIONS]: read the token of DST/NAME, send
 # the rest of SUBVOL and receive it.
 resume_rest() {
 	local name=$1 sub=$2 tok
 	shift 2
 	tok=$("$BSTREAM" receive --resume-token $DST/$name) || return 1
-	"$BSTREAM" send -q --resume "$tok" "$@" "$sub" > $ST/cont || return 1
+	both_ways "$tok" "$@" "$sub" || return 1
 	recv -f $ST/cont $DST
 }
 
@@ -183,9 +198,34 @@ check "refused: a token for another snapshot" \
 	fails_with "the token is for subvolume" "$BSTREAM" send -q --resume "$tok" $SRC/other.A
 check "refused: a token for a full stream with -p" \
 	fails_with "this stream is incremental" "$BSTREAM" send -q --resume "$tok" -p $SRC/other.A $SRC/s$s.A
-badtok=${tok%prefix=*}prefix=0x$(printf %08x $(( ${tok##*prefix=} ^ 1 )))
-check "refused: a prefix checksum that differs" \
-	fails_with "the stream differs from the one received" "$BSTREAM" send -q --resume "$badtok" $SRC/s$s.A
+check "our module: send --resume starts in the kernel" \
+	sh -c '"$@" 2>&1 >/dev/null | grep -q "resuming in the kernel after command"' - \
+	"$BSTREAM" send -v -v --resume "$tok" $SRC/s$s.A
+pre=${tok#*prefix=}; pre=${pre%%,*}
+badtok=${tok%%prefix=*}prefix=$(printf %#010x $(( pre ^ 1 )))${tok#*prefix=$pre}
+check "refused: a prefix checksum that differs (--verify-prefix)" \
+	fails_with "the stream differs from the one received" \
+	"$BSTREAM" send -q --verify-prefix --resume "$badtok" $SRC/s$s.A
+# The kernel cannot check the prefix checksum without reading the data; it
+# echoes it, and receive refuses a point its partial subvolume is not at.
+"$BSTREAM" send -q --resume "$badtok" $SRC/s$s.A > $ST/cont
+check "refused by receive: a kernel continuation with that prefix checksum" \
+	fails_with "the continuation resumes after" recv -f $ST/cont $DST
+meta=${tok##*meta=}
+badtok=${tok%,meta=*},meta=$(printf %#010x $(( meta ^ 1 )))
+check "refused by the kernel (ESTALE): a metadata checksum that differs" \
+	fails_with "with metadata checksum $(printf %#010x $(( meta ^ 1 ))), as the token says" \
+	"$BSTREAM" send -q --resume "$badtok" $SRC/s$s.A
+off=${tok#*offset=}; off=${off%%,*}
+badtok=${tok%%offset=*}offset=$((off + 1))${tok#*offset=$off}
+check "refused by the kernel (ESTALE): an offset that differs" \
+	fails_with "do not end at offset $((off + 1)) with metadata checksum" \
+	"$BSTREAM" send -q --resume "$badtok" $SRC/s$s.A
+idx=${tok#*index=}; idx=${idx%%,*}
+badtok=${tok%%index=*}index=$((idx + 100000))${tok#*index=$idx}
+badtok=${badtok%%offset=*}offset=$((off + 10000000))${tok#*offset=$off}
+check "refused by the kernel (EINVAL): a point past the end of the stream" \
+	fails_with "refused the resume point" "$BSTREAM" send -q --resume "$badtok" $SRC/s$s.A
 "$BSTREAM" send -q --resume "$tok" $SRC/s$s.A > $ST/cont
 fresh_btrfs /dev/vdd /tmp/mnt/progs || die "mkfs progs"
 check "btrfs-progs receive refuses the continuation" \
@@ -211,6 +251,76 @@ check "refused: another parent" \
 "$BSTREAM" receive -q --abort $DST/s$s.B
 btrfs -q subvolume delete $DST/s$s.A > /dev/null
 
+# One big file: the kernel resumes inside its run of WRITE commands (full
+# stream, 90%), of ENCODED_WRITE commands (compressed extents sent as they
+# are, 50%) and of an incremental stream (50%), with the same bytes as
+# userspace; and it reads far less of the source disk than a full send.
+sectors_read() { awk '{ print $3 }' /sys/block/vdb/stat; }
+cold() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+# cut_at STREAM OFFSET NAME: receive STREAM up to OFFSET, print the token.
+cut_at() {
+	head -c "$2" "$1" | recv $DST 2> /dev/null
+	not_received $DST/"$3" > /dev/null || return 1
+	"$BSTREAM" receive --resume-token $DST/"$3"
+}
+# mid_cmd STREAM CMD: an offset in the middle of the middle command CMD.
+mid_cmd() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+pos, found = 17, []
+while pos < len(d):
+    n, c = struct.unpack_from("<IH", d, pos)
+    if c == int(sys.argv[2]):
+        found.append(pos + (10 + n) // 2)
+    pos += 10 + n
+print(found[len(found) // 2] if found else 0)
+PY
+}
+big_file() {
+	local tok r0 r1 r2 full kern size off i
+	btrfs -q subvolume create $SRC/big
+	head -c 32M /dev/urandom > $SRC/big/data
+	mkdir $SRC/big/z
+	btrfs property set $SRC/big/z compression zstd
+	for i in 1 2 3; do head -c 3M /dev/urandom | base64 > $SRC/big/z/c$i; done
+	btrfs -q subvolume snapshot -r $SRC/big $SRC/big.A
+	dd if=/dev/urandom of=$SRC/big/data bs=1M seek=20 count=8 conv=notrunc status=none
+	btrfs -q subvolume snapshot -r $SRC/big $SRC/big.B
+	"$BSTREAM" send -q -f $ST/big.A $SRC/big.A || return 1
+	size=$(stat -c %s $ST/big.A)
+	tok=$(cut_at $ST/big.A $((size * 9 / 10)) big.A) || return 1
+	cold; r0=$(sectors_read)
+	"$BSTREAM" send -q -f /dev/null $SRC/big.A || return 1
+	cold; r1=$(sectors_read)
+	"$BSTREAM" send -q --resume "$tok" $SRC/big.A > $ST/cont || return 1
+	r2=$(sectors_read)
+	full=$((r1 - r0)) kern=$((r2 - r1))
+	echo "source sectors read: full send $full, kernel-resumed send at 90% $kern;" \
+		"stream $size bytes, continuation $(stat -c %s $ST/cont) bytes" > /tmp/big.measured
+	[ $((kern * 2)) -lt "$full" ] ||
+		{ echo "the resumed send read $kern sectors, the full one $full"; return 1; }
+	both_ways "$tok" $SRC/big.A || return 1
+	recv -f $ST/cont $DST && treecmp $SRC/big.A $DST/big.A || return 1
+
+	"$BSTREAM" send -q --compressed-data -f $ST/big.C $SRC/big.A || return 1
+	off=$(mid_cmd $ST/big.C 25)
+	[ "$off" -gt 0 ] || { echo "no ENCODED_WRITE in the compressed stream"; return 1; }
+	btrfs -q subvolume delete $DST/big.A > /dev/null
+	tok=$(cut_at $ST/big.C "$off" big.A) || return 1
+	both_ways "$tok" $SRC/big.A || return 1
+	recv -f $ST/cont $DST && treecmp $SRC/big.A $DST/big.A || return 1
+
+	"$BSTREAM" send -q -p $SRC/big.A -f $ST/big.B $SRC/big.B || return 1
+	tok=$(cut_at $ST/big.B "$(mid_cmd $ST/big.B 15)" big.B) || return 1
+	both_ways "$tok" -p $SRC/big.A $SRC/big.B || return 1
+	recv -f $ST/cont $DST && treecmp $SRC/big.B $DST/big.B || return 1
+	btrfs -q subvolume delete $DST/big.A $DST/big.B > /dev/null
+	rm -f $ST/big.* $ST/cont $ST/cont.user
+}
+check "one big file: kernel resume inside WRITE, ENCODED_WRITE and incremental runs, same bytes, fewer reads" big_file
+sed 's/^/# /' /tmp/big.measured 2> /dev/null
+
 # The stock module: send --resume regenerates the stream in userspace.
 stock_round() {
 	umount $SRC $DST /tmp/mnt/progs || return 1
@@ -220,6 +330,9 @@ stock_round() {
 	python3 "$FEED" $ST/stock.A $(( $(stat -c %s $ST/stock.A) / 3 )) KILL \
 		"$BSTREAM" receive -q --resumable --checkpoint-every $CKPT $DST > $ST/status 2> /dev/null
 	[ "$(cat $ST/status)" = 137 ] || return 1
+	"$BSTREAM" send -v -v --resume "$("$BSTREAM" receive --resume-token $DST/s$s.A)" \
+		$SRC/s$s.A 2>&1 > /dev/null | grep -q "resuming in userspace: the kernel cannot" ||
+		{ echo "send --resume did not take the userspace path"; return 1; }
 	resume_rest s$s.A $SRC/s$s.A &&
 		treecmp $SRC/s$s.A $DST/s$s.A &&
 		is_received $DST/s$s.A "$(subvol_field $SRC/s$s.A UUID)"
