@@ -43,6 +43,9 @@ static const char *const send_usage[] = {
 	"                       received so far; protocol and flags come from TOKEN",
 	"--stream FILE          with --resume: continue the stored stream FILE",
 	"                       instead of sending a subvolume",
+	"--verify-prefix        with --resume: regenerate the whole stream and check",
+	"                       its prefix checksum, even where the kernel could start",
+	"                       at the resume point by itself",
 	"--progress             show progress even when stderr is no terminal",
 	"-q, --quiet            print errors only (no progress either)",
 	"-v, --verbose          say more about what is done",
@@ -68,7 +71,10 @@ struct send_cfg {
 	const char *estimate_from;	/* hidden: estimate a stored stream */
 	const char *resume_arg;		/* --resume TOKEN */
 	const char *stream_file;	/* --stream FILE */
+	bool verify_prefix;		/* --verify-prefix */
 	struct resume_token tok;
+	bool kernel_resume;		/* the kernel starts at the token's point */
+	struct btrfs_send_resume_point point;
 };
 
 /* One ioctl: which subvolume, against which parent, cloning from what. */
@@ -115,7 +121,7 @@ static int fail(struct send_run *r, const char *fmt, ...)
 static int parse_args(struct send_cfg *c, int argc, char **argv)
 {
 	enum { OPT_NO_DATA = 256, OPT_PROTO, OPT_COMPRESSED, OPT_PROGRESS,
-	       OPT_ESTIMATE_FROM, OPT_RESUME, OPT_STREAM };
+	       OPT_ESTIMATE_FROM, OPT_RESUME, OPT_STREAM, OPT_VERIFY_PREFIX };
 	static const struct option longopts[] = {
 		{ "no-data", no_argument, NULL, OPT_NO_DATA },
 		{ "proto", required_argument, NULL, OPT_PROTO },
@@ -123,6 +129,7 @@ static int parse_args(struct send_cfg *c, int argc, char **argv)
 		{ "progress", no_argument, NULL, OPT_PROGRESS },
 		{ "resume", required_argument, NULL, OPT_RESUME },
 		{ "stream", required_argument, NULL, OPT_STREAM },
+		{ "verify-prefix", no_argument, NULL, OPT_VERIFY_PREFIX },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		/* Hidden, for the unit tests of the estimate. */
@@ -186,6 +193,9 @@ static int parse_args(struct send_cfg *c, int argc, char **argv)
 			break;
 		case OPT_STREAM:
 			c->stream_file = optarg;
+			break;
+		case OPT_VERIFY_PREFIX:
+			c->verify_prefix = true;
 			break;
 		default:
 			return cli_bad_option(c->cmd, opt, argv);
@@ -350,6 +360,7 @@ static struct send_request request_of(const struct send_run *r,
 		.clone_count = s->nclones,
 		.flags = flags,
 		.version = r->cfg.proto,	/* read only with FLAG_VERSION */
+		.resume = flags & BTRFS_SEND_FLAG_RESUME ? &r->cfg.point : NULL,
 	};
 }
 
@@ -417,16 +428,27 @@ static int send_all(struct send_run *r, int *ioctl_err)
 	};
 
 	struct send_resume cut = { .tok = &r->cfg.tok, .out_fd = r->out_fd };
+	bool cutting = r->cfg.resume_arg && !r->cfg.kernel_resume;
 
 	for (size_t i = 0; i < r->nsubvols; i++) {
 		struct send_request req = request_of(r, &r->steps[i], r->steps[i].flags);
 
 		if (r->cfg.verbose)
 			say(r, "At subvol ", r->steps[i].sv->arg);
-		if (r->cfg.resume_arg ?
+		if (cutting ?
 		    send_pump(&req, r->big_pipe, send_resume_consumer, &cut, ioctl_err, &r->err) :
-		    send_pump(&req, r->big_pipe, send_copy_consumer, &copy, ioctl_err, &r->err))
+		    send_pump(&req, r->big_pipe, send_copy_consumer, &copy, ioctl_err, &r->err)) {
+			if (r->cfg.kernel_resume && *ioctl_err == ESTALE)
+				send_errf(&r->err, "the stream differs from the one received: its commands 1..%" PRIu64
+					  " do not end at offset %" PRIu64 " with metadata checksum %#010" PRIx32
+					  ", as the token says (the subvolume or the send options changed): nothing sent",
+					  r->cfg.tok.index, r->cfg.tok.offset, r->cfg.tok.meta);
+			else if (r->cfg.kernel_resume && *ioctl_err == EINVAL)
+				send_errf(&r->err, "the kernel refused the resume point (command %" PRIu64
+					  ", offset %" PRIu64 "): the stream ends before it, or it is malformed: nothing sent",
+					  r->cfg.tok.index, r->cfg.tok.offset);
 			return -1;
+		}
 		if (r->cfg.verbose > 1)
 			say(r, "BTRFS_IOC_SEND returned 0 for ", r->steps[i].sv->path);
 	}
@@ -526,6 +548,37 @@ static int resume_file(struct send_run *r, int nargs)
 	return ret ? fail(r, "%s", r->err.msg) : 0;
 }
 
+/*
+ * --resume on a subvolume: the kernel starts at the point by itself where
+ * it can (our module, a token with the metadata checksum, no
+ * --verify-prefix), reading no data before it; else the whole stream is
+ * regenerated and its prefix checked and dropped here.  The kernel reports
+ * a prefix that differs only as ESTALE, so the subvolumes are checked
+ * against the token first, with the words of the userspace path.
+ */
+static int choose_resume(struct send_run *r)
+{
+	struct send_cfg *c = &r->cfg;
+	struct send_step *s = &r->steps[0];
+
+	if (!c->tok.has_meta || c->verify_prefix || !send_resume_kernel_supported()) {
+		if (c->verbose > 1)
+			fprintf(stderr, "resuming in userspace: %s\n",
+				!c->tok.has_meta ? "the token has no metadata checksum" :
+				c->verify_prefix ? "--verify-prefix" :
+				"the kernel cannot start at a resume point");
+		return 0;
+	}
+	if (send_resume_check_subvols(&c->tok, s->sv, r->have_parent ? &r->parent : NULL, &r->err))
+		return fail(r, "%s", r->err.msg);
+	c->kernel_resume = true;
+	send_resume_point_of(&c->tok, &c->point);
+	s->flags |= BTRFS_SEND_FLAG_RESUME;
+	if (c->verbose > 1)
+		fprintf(stderr, "resuming in the kernel after command %" PRIu64 "\n", c->tok.index);
+	return 0;
+}
+
 static void cleanup(struct send_run *r)
 {
 	for (size_t i = 0; r->steps && i < r->nsubvols; i++)
@@ -577,6 +630,8 @@ static int run_send(const struct cli_command *cmd, int argc, char **argv)
 	ret = parse_args(&r.cfg, argc, argv);
 	if (!ret && r.cfg.stream_file && !r.cfg.resume_arg)
 		ret = cli_bad_usage(cmd, "--stream goes with --resume");
+	if (!ret && r.cfg.verify_prefix && !r.cfg.resume_arg)
+		ret = cli_bad_usage(cmd, "--verify-prefix goes with --resume");
 	if (!ret && r.cfg.resume_arg)
 		ret = take_token(&r);
 	if (!ret && r.cfg.estimate_from) {
@@ -587,6 +642,8 @@ static int run_send(const struct cli_command *cmd, int argc, char **argv)
 		ret = prepare(&r, argc - optind, argv + optind);
 		if (!ret && r.cfg.resume_arg && r.nsubvols != 1)
 			ret = fail(&r, "--resume takes one subvolume");
+		if (!ret && r.cfg.resume_arg)
+			ret = choose_resume(&r);
 		if (!ret)
 			ret = run_steps(&r);
 	}

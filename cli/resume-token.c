@@ -22,17 +22,27 @@ void resume_token_format(const struct resume_token *t, char *buf, size_t size)
 		strcpy(ps, "none");
 	snprintf(buf, size, RESUME_TOKEN_MAGIC ",uuid=%s,ctransid=%" PRIu64 ",parent=%s,"
 		 "parent_ctransid=%" PRIu64 ",version=%" PRIu32 ",flags=%#" PRIx64 ","
-		 "index=%" PRIu64 ",offset=%" PRIu64 ",prefix=%#010" PRIx32,
+		 "index=%" PRIu64 ",offset=%" PRIu64 ",prefix=%#010" PRIx32 "%s",
 		 us, t->ctransid, ps, t->has_parent ? t->parent_ctransid : 0,
-		 t->version, t->flags, t->index, t->offset, t->prefix);
+		 t->version, t->flags, t->index, t->offset, t->prefix, "");
+	if (t->has_meta) {
+		size_t len = strlen(buf);
+
+		if (len < size)
+			snprintf(buf + len, size - len, ",meta=%#010" PRIx32, t->meta);
+	}
 }
 
-/* The fields of a token, in the order they are written. */
+/*
+ * The fields of a token, in the order they are written.  The optional
+ * ones (from F_OPTIONAL on) came later: older tokens end before them.
+ */
 enum { F_UUID, F_CTRANSID, F_PARENT, F_PARENT_CTRANSID, F_VERSION, F_FLAGS,
-       F_INDEX, F_OFFSET, F_PREFIX, F_COUNT };
+       F_INDEX, F_OFFSET, F_PREFIX, F_META, F_COUNT };
+#define F_OPTIONAL F_META
 static const char *const field_names[F_COUNT] = {
 	"uuid", "ctransid", "parent", "parent_ctransid", "version", "flags",
-	"index", "offset", "prefix",
+	"index", "offset", "prefix", "meta",
 };
 
 static int parse_u64(const char *v, size_t len, uint64_t max, uint64_t *out)
@@ -68,9 +78,14 @@ static int parse_field(struct resume_token *t, int f, const char *v, size_t len)
 		t->version = (uint32_t)x;
 		return 0;
 	case F_PREFIX:
+	case F_META:
 		if (parse_u64(v, len, UINT32_MAX, &x))
 			return -1;
-		t->prefix = (uint32_t)x;
+		if (f == F_PREFIX)
+			t->prefix = (uint32_t)x;
+		else
+			t->meta = (uint32_t)x;
+		t->has_meta |= f == F_META;
 		return 0;
 	}
 	if (parse_u64(v, len, UINT64_MAX, &x))
@@ -107,6 +122,8 @@ int resume_token_parse(const char *s, struct resume_token *t, char *why, size_t 
 		size_t nlen = strlen(field_names[f]);
 		const char *v, *next;
 
+		if (f >= F_OPTIONAL && p == end)
+			break;
 		if (p >= end || *p != ',' || (size_t)(end - p - 1) < nlen + 1 ||
 		    memcmp(p + 1, field_names[f], nlen) || p[1 + nlen] != '=') {
 			snprintf(why, wlen, "resume token: field '%s' missing", field_names[f]);
@@ -159,6 +176,31 @@ uint32_t resume_prefix_add(uint32_t sum, const struct bstream_cmd *c)
 	hdr[5] = (uint8_t)(c->cmd >> 8);
 	put_le32(hdr + 6, c->crc);
 	return bstream_crc32c(sum, hdr, sizeof(hdr));
+}
+
+uint32_t resume_meta_start(uint32_t version)
+{
+	return resume_prefix_start(version);
+}
+
+uint32_t resume_meta_add(uint32_t sum, const struct bstream_cmd *c)
+{
+	uint8_t hdr[10];
+	uint32_t data_pos = c->len;
+
+	put_le32(hdr, c->len);
+	hdr[4] = (uint8_t)c->cmd;
+	hdr[5] = (uint8_t)(c->cmd >> 8);
+	put_le32(hdr + 6, 0);
+	sum = bstream_crc32c(sum, hdr, sizeof(hdr));
+	/* The DATA bytes are left out; with them skipped raw ends there. */
+	if (c->data_offset)
+		data_pos = (uint32_t)(c->data_offset - c->offset - sizeof(hdr));
+	sum = bstream_crc32c(sum, c->raw, data_pos);
+	if (c->data_offset && !c->data_skipped && data_pos + c->data_len < c->len)
+		sum = bstream_crc32c(sum, c->raw + data_pos + c->data_len,
+				     c->len - data_pos - c->data_len);
+	return sum;
 }
 
 const char *resume_token_stream_differs(const struct resume_token *a,

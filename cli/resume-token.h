@@ -7,13 +7,15 @@
  * A token is one line of text without spaces:
  *
  *   bsresume1,uuid=U,ctransid=N,parent=U|none,parent_ctransid=N,
- *   version=V,flags=0xF,index=K,offset=O,prefix=0xC
+ *   version=V,flags=0xF,index=K,offset=O,prefix=0xC[,meta=0xM]
  *
  * (one line, no line break): the stream (sent subvolume, its parent for an
  * incremental stream, protocol version, what the prefix showed of the send
  * flags) and the resume point: commands 1..K of the subvolume's stream,
  * O bytes from its stream header on, are applied; C is the prefix
- * checksum of those bytes.
+ * checksum of those bytes, M their metadata checksum (the bytes without
+ * file data, which a kernel that resumes by itself can check without
+ * reading the data).  Tokens written before M existed lack it.
  */
 #ifndef BTRFS_STREAM_CLI_RESUME_TOKEN_H
 #define BTRFS_STREAM_CLI_RESUME_TOKEN_H
@@ -35,7 +37,7 @@
  * parent, if any), SIZE (the index K), FILE_OFFSET (the offset O), INO (the
  * prefix checksum C), MODE (the flags of the token).
  */
-#define RESUME_CMD 0x7201
+#define RESUME_CMD BTRFS_SEND_C_RESUME
 
 /* What the prefix showed of the send flags (token field "flags"). */
 #define RESUME_FL_COMPRESSED	0x1	/* an ENCODED_WRITE was seen */
@@ -52,6 +54,8 @@ struct resume_token {
 	uint64_t index;			/* commands applied, 1..index */
 	uint64_t offset;		/* their bytes, from the stream header on */
 	uint32_t prefix;		/* resume_prefix_*() of those bytes */
+	bool has_meta;			/* meta is known (token field "meta") */
+	uint32_t meta;			/* resume_meta_*() of those bytes */
 };
 
 /* Write t as one line (no newline) into buf. */
@@ -71,6 +75,16 @@ int resume_token_parse(const char *s, struct resume_token *t, char *why, size_t 
  */
 uint32_t resume_prefix_start(uint32_t version);
 uint32_t resume_prefix_add(uint32_t sum, const struct bstream_cmd *c);
+
+/*
+ * The metadata checksum: CRC32C over the stream header, then over each
+ * command as it is on the wire but with the CRC field of its header zero
+ * and without the value bytes of its DATA attribute (WRITE and
+ * ENCODED_WRITE).  It is what a sender knows of the prefix without
+ * reading file data (docs/resume.md, "The metadata checksum").
+ */
+uint32_t resume_meta_start(uint32_t version);
+uint32_t resume_meta_add(uint32_t sum, const struct bstream_cmd *c);
 
 /*
  * Compare two tokens' streams: NULL if they name the same stream, else

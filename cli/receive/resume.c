@@ -263,6 +263,8 @@ int recv_resume_begin(struct recv *r, const struct bstream_cmd *c)
 	rs->cur.index = 1;
 	rs->cur.offset = CMD_END(c) - rs->hdr_offset;
 	rs->cur.prefix = resume_prefix_add(resume_prefix_start(rs->hdr_version), c);
+	rs->cur.has_meta = true;
+	rs->cur.meta = resume_meta_add(resume_meta_start(rs->hdr_version), c);
 	rs->idx_base = rs->hdr_index;
 	rs->off_base = rs->hdr_offset;
 	rs->ckpt_offset = rs->cur.offset;
@@ -358,6 +360,9 @@ int recv_resume_applied(struct recv *r, const struct bstream_cmd *c)
 	rs->cur.index++;
 	rs->cur.offset = CMD_END(c) - rs->off_base;
 	rs->cur.prefix = resume_prefix_add(rs->cur.prefix, c);
+	/* A state from before the metadata checksum goes on without it. */
+	if (rs->cur.has_meta)
+		rs->cur.meta = resume_meta_add(rs->cur.meta, c);
 	if (c->cmd == BTRFS_SEND_C_ENCODED_WRITE)
 		rs->cur.flags |= RESUME_FL_COMPRESSED;
 	if (c->cmd == BTRFS_SEND_C_UPDATE_EXTENT)

@@ -35,6 +35,8 @@ static void *run_ioctl(void *arg)
 	args.parent_root = t->req->parent_root;
 	args.flags = t->req->flags;
 	args.version = t->req->version;
+	if (t->req->resume)
+		memcpy(args.reserved, t->req->resume, sizeof(*t->req->resume));
 	t->err = ioctl(t->req->subvol_fd, BTRFS_IOC_SEND, &args) < 0 ? errno : 0;
 	/* End of file for the reader. */
 	close(t->wfd);

@@ -12,6 +12,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <btrfs-stream/stream.h>
 #include "send.h"
 #include "../uuid.h"
@@ -54,8 +55,12 @@ static int check_start(const struct resume_token *t, const struct bstream_cmd *c
 
 /* At command K: the prefix must be the one received. */
 static int check_point(const struct resume_token *t, const struct bstream_cmd *c,
-		       uint32_t prefix, struct send_err *e)
+		       uint32_t prefix, uint32_t meta, struct send_err *e)
 {
+	if (CMD_END(c) == t->offset && prefix == t->prefix && t->has_meta && meta != t->meta)
+		return send_errf(e, "the token's metadata checksum %#010" PRIx32 " differs from the stream's %#010" PRIx32
+				 " although the prefix checksum matches (a damaged token?): nothing sent",
+				 t->meta, meta);
 	if (CMD_END(c) == t->offset && prefix == t->prefix)
 		return 0;
 	return send_errf(e, "the stream differs from the one received: its commands 1..%" PRIu64
@@ -98,7 +103,7 @@ static int cut(struct send_resume *sr, struct bstream_reader *rd, struct bstream
 	const struct resume_token *t = sr->tok;
 	const struct bstream_cmd *c;
 	bool at_point = false;
-	uint32_t prefix = 0;
+	uint32_t prefix = 0, meta = 0;
 	int ret;
 
 	while ((ret = bstream_next(rd, &c)) > 0) {
@@ -113,11 +118,13 @@ static int cut(struct send_resume *sr, struct bstream_reader *rd, struct bstream
 			if (check_start(t, c, e))
 				return -1;
 			prefix = resume_prefix_start(t->version);
+			meta = resume_meta_start(t->version);
 		}
 		if (c->index <= t->index) {
 			prefix = resume_prefix_add(prefix, c);
+			meta = resume_meta_add(meta, c);
 			if (c->index == t->index &&
-			    (check_point(t, c, prefix, e) || write_resume_cmd(w, t)))
+			    (check_point(t, c, prefix, meta, e) || write_resume_cmd(w, t)))
 				goto out;
 			at_point = c->index == t->index;
 			continue;
@@ -153,4 +160,44 @@ int send_resume_consumer(void *ctx, int rfd, struct send_err *e)
 	bstream_reader_free(rd);
 	bstream_writer_free(w);
 	return ret;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Resuming in the kernel                                                  */
+
+bool send_resume_kernel_supported(void)
+{
+	return access("/sys/fs/btrfs/features/send_resume", F_OK) == 0;
+}
+
+void send_resume_point_of(const struct resume_token *t, struct btrfs_send_resume_point *pt)
+{
+	memset(pt, 0, sizeof(*pt));
+	pt->index = t->index;
+	pt->offset = t->offset;
+	pt->meta = t->meta;
+	pt->prefix = t->prefix;
+	pt->flags = (uint32_t)t->flags;
+}
+
+/* The UUID a receiver knows a subvolume by: its received UUID if set. */
+static const uint8_t *stream_uuid(const struct subvol *sv)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(sv->received_uuid, zero, 16) ? sv->received_uuid : sv->uuid;
+}
+
+int send_resume_check_subvols(const struct resume_token *t, const struct subvol *sv,
+			      const struct subvol *parent, struct send_err *e)
+{
+	struct bstream_cmd c = {
+		.cmd = parent ? BTRFS_SEND_C_SNAPSHOT : BTRFS_SEND_C_SUBVOL,
+		.uuid = stream_uuid(sv),
+		.ctransid = sv->ctransid,
+		.clone_uuid = parent ? stream_uuid(parent) : NULL,
+		.clone_ctransid = parent ? parent->ctransid : 0,
+	};
+
+	return check_start(t, &c, e);
 }

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <btrfs-stream/send-wire.h>
 #include "../resume-token.h"
 
 /*
@@ -89,6 +90,8 @@ struct send_request {
 	uint64_t clone_count;
 	uint64_t flags;			/* BTRFS_SEND_FLAG_*, VERSION included */
 	uint32_t version;		/* read by the kernel with FLAG_VERSION */
+	/* With BTRFS_SEND_FLAG_RESUME: where the kernel starts (may be NULL). */
+	const struct btrfs_send_resume_point *resume;
 };
 
 /*
@@ -131,6 +134,19 @@ struct send_resume {
 	uint64_t commands;		/* written after the resume command */
 };
 int send_resume_consumer(void *ctx, int rfd, struct send_err *e);
+
+/*
+ * Resuming in the kernel (BTRFS_SEND_FLAG_RESUME): whether the running
+ * kernel can (/sys/fs/btrfs/features/send_resume), the point it takes
+ * from a token that has the metadata checksum, and the checks the kernel
+ * cannot word: that sv (and parent, NULL for a full send) are the
+ * stream's subvolumes, with the messages of the userspace path.
+ */
+bool send_resume_kernel_supported(void);
+void send_resume_point_of(const struct resume_token *t,
+			  struct btrfs_send_resume_point *pt);
+int send_resume_check_subvols(const struct resume_token *t, const struct subvol *sv,
+			      const struct subvol *parent, struct send_err *e);
 
 /* ---------------------------------------------------------------------- */
 /* estimate.c                                                              */

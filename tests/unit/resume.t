@@ -113,7 +113,7 @@ check "the partial directory stays, not recorded as received" \
 check "its resume state is there" test -f "$D/.btrfs-stream-resume/vol.state"
 tok=$(token "$D/vol")
 check "the token is one line with every field" \
-	eval '[[ $tok =~ ^bsresume1,uuid=$U1,ctransid=7,parent=none,parent_ctransid=0,version=1,flags=0,index=[0-9]+,offset=[0-9]+,prefix=0x[0-9a-f]{8}$ ]]'
+	eval '[[ $tok =~ ^bsresume1,uuid=$U1,ctransid=7,parent=none,parent_ctransid=0,version=1,flags=0,index=[0-9]+,offset=[0-9]+,prefix=0x[0-9a-f]{8},meta=0x[0-9a-f]{8}$ ]]'
 k=${tok#*index=}; k=${k%%,*}; o=${tok#*offset=}; o=${o%%,*}
 check "the resume point ends before the cut (offset $o <= 20000, command $k)" \
 	eval '[ "$o" -le 20000 ] && [ "$o" -gt 8000 ] && [ "$k" -gt 5 ]'
@@ -121,6 +121,15 @@ check "--list-partial lists it" \
 	eval '[ "$("$bs" receive --list-partial "$D")" = "$D/vol index=$k offset=$o from=subvol" ]'
 cont "$tok" "$tmp/full" > "$tmp/cont"
 check "send --resume --stream writes a continuation" test $? -eq 0
+# A token from before the metadata checksum (no meta field) still works.
+cont "${tok%,meta=*}" "$tmp/full" | cmp -s - "$tmp/cont"
+check "a token without its meta field gives the same continuation" test $? -eq 0
+m=${tok##*,meta=}
+bad_meta=$(printf '%#010x' $(( (m + 1) & 0xffffffff )))
+cont "${tok%,meta=*},meta=$bad_meta" "$tmp/full" > "$tmp/out"
+rc=$?
+check "a token whose meta field does not fit its stream is refused, writing nothing" \
+	eval '[ $rc -ne 0 ] && [ ! -s "$tmp/out" ] && grep -q "metadata checksum $bad_meta differs" "$tmp/err"'
 # What a crash between a checkpoint and its state file leaves: swept.
 mkdir "$D/.btrfs-stream-resume/vol.ckpt-99"
 touch "$D/.btrfs-stream-resume/vol.ckpt-99/f" "$D/.btrfs-stream-resume/.vol.state.tmp"

@@ -805,6 +805,13 @@ static int send_write_data(struct send_ctx *sctx, u64 off, u32 len)
 	u32 nr;
 	int ret;
 
+	/* Before the resume point only the length counts: read nothing. */
+	if (send_measuring(s)) {
+		dst = send_put_data_begin(s, len);
+		if (IS_ERR(dst))
+			return PTR_ERR(dst);
+		return send_cmd_end(s);
+	}
 	if (s->pipe && DIV_ROUND_UP(offset_in_page(off) + len, PAGE_SIZE) <=
 		       ARRAY_SIZE(pages)) {
 		ret = send_put_data_ref(s, len);
@@ -1098,7 +1105,8 @@ static int send_clone(struct send_ctx *sctx, const struct data_extent *ext,
 
 /*
  * Send a compressed extent as it is on disk.  The payload was read from
- * disk into @pages for regular extents, from the leaf for inline ones.
+ * disk into @pages for regular extents, from the leaf for inline ones;
+ * before the resume point it was not read, both are NULL.
  */
 static int send_encoded(struct send_ctx *sctx, const struct data_extent *ext,
 			int compression, const void *inline_data,
@@ -1132,7 +1140,7 @@ static int send_encoded(struct send_ctx *sctx, const struct data_extent *ext,
 	if (ret)
 		return ret;
 	/* No encryption exists; inline extents leave it out like 6.1. */
-	if (!inline_data) {
+	if (ext->type != BTRFS_FILE_EXTENT_INLINE) {
 		ret = send_put_u32(s, BTRFS_SEND_A_ENCRYPTION, 0);
 		if (ret)
 			return ret;
@@ -1142,7 +1150,7 @@ static int send_encoded(struct send_ctx *sctx, const struct data_extent *ext,
 		return PTR_ERR(dst);
 	if (inline_data) {
 		memcpy(dst, inline_data, data_len);
-	} else {
+	} else if (pages) {
 		for (done = 0; done < data_len; done += PAGE_SIZE)
 			memcpy_from_page(dst + done, pages[done >> PAGE_SHIFT],
 					 0, min_t(u32, PAGE_SIZE,
@@ -1179,6 +1187,12 @@ static int try_send_encoded(struct send_ctx *sctx, struct extent_buffer *leaf,
 	    sctx->stream.buf_size)
 		return 0;
 
+	if (ext->type != BTRFS_FILE_EXTENT_INLINE &&
+	    ext->disk_num_bytes > ext->len)
+		return 0;
+	/* Before the resume point only the length counts: read nothing. */
+	if (send_measuring(&sctx->stream))
+		goto encode;
 	if (ext->type == BTRFS_FILE_EXTENT_INLINE) {
 		inline_data = kmalloc(ext->disk_num_bytes, GFP_KERNEL);
 		if (!inline_data)
@@ -1187,8 +1201,6 @@ static int try_send_encoded(struct send_ctx *sctx, struct extent_buffer *leaf,
 				   btrfs_file_extent_inline_start(fi),
 				   ext->disk_num_bytes);
 	} else {
-		if (ext->disk_num_bytes > ext->len)
-			return 0;
 		ret = send_open_inode(sctx);
 		if (ret)
 			return ret;
@@ -1210,7 +1222,7 @@ static int try_send_encoded(struct send_ctx *sctx, struct extent_buffer *leaf,
 		if (ret)
 			goto out_free_pages;
 	}
-
+encode:
 	ret = send_encoded(sctx, ext, compression, inline_data, pages);
 	if (!ret)
 		ret = 1;

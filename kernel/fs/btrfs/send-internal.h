@@ -178,6 +178,7 @@ struct send_ctx {
 	u64 last_reloc_trans;
 
 	struct send_stream stream;
+	struct send_resume resume;	/* BTRFS_SEND_FLAG_RESUME */
 	struct send_inode cur;
 
 	/* Inodes below this number are fully processed on the receiver. */

@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/capability.h>
+#include <linux/math64.h>
 #include "ctree.h"
 #include "disk-io.h"
 #include "transaction.h"
@@ -265,6 +266,57 @@ static int send_incremental(struct send_ctx *sctx)
 	return send_utimes(sctx, BTRFS_FIRST_FREE_OBJECTID, 0);
 }
 
+/* The accepted flags: those of 6.1 and our own. */
+#define SEND_FLAGS_SUPPORTED	(BTRFS_SEND_FLAG_MASK | BTRFS_SEND_FLAG_RESUME)
+
+/*
+ * BTRFS_SEND_FLAG_RESUME: the point in the reserved bytes must name a
+ * command (K >= 1) that ends at least where K empty commands after the
+ * stream header would, and the stream must have its header and END, from
+ * which the offsets count.  Without the flag the bytes must be zero, so
+ * that they can carry something else later.
+ */
+static int check_resume_point(const struct btrfs_ioctl_send_args *arg,
+			      struct btrfs_send_resume_point *pt)
+{
+	u64 min_len = sizeof(struct btrfs_send_cmd_header);
+
+	if (!(arg->flags & BTRFS_SEND_FLAG_RESUME))
+		return memchr_inv(arg->reserved, 0, sizeof(arg->reserved)) ?
+		       -EINVAL : 0;
+	if (arg->flags & (BTRFS_SEND_FLAG_OMIT_STREAM_HEADER |
+			  BTRFS_SEND_FLAG_OMIT_END_CMD))
+		return -EINVAL;
+	BUILD_BUG_ON(sizeof(*pt) > sizeof(arg->reserved));
+	memcpy(pt, arg->reserved, sizeof(*pt));
+	if (!pt->index ||
+	    pt->index > div64_u64(U64_MAX - sizeof(struct btrfs_send_stream_header),
+				  min_len) ||
+	    pt->offset < sizeof(struct btrfs_send_stream_header) +
+			 pt->index * min_len)
+		return -EINVAL;
+	return 0;
+}
+
+/* Measure commands up to the point of a resumed send instead of writing. */
+static void start_resume(struct send_ctx *sctx,
+			 const struct btrfs_send_resume_point *pt)
+{
+	struct send_resume *r = &sctx->resume;
+	struct btrfs_root *parent = sctx->parent_root;
+
+	if (!(sctx->flags & BTRFS_SEND_FLAG_RESUME))
+		return;
+	r->point = *pt;
+	r->uuid = stream_uuid(sctx->send_root);
+	r->ctransid = btrfs_root_ctransid(&sctx->send_root->root_item);
+	if (parent) {
+		r->parent_uuid = stream_uuid(parent);
+		r->parent_ctransid = btrfs_root_ctransid(&parent->root_item);
+	}
+	sctx->stream.resume = r;
+}
+
 static int send_run(struct send_ctx *sctx)
 {
 	struct btrfs_fs_info *fs_info = sctx->fs_info;
@@ -295,7 +347,9 @@ static int send_run(struct send_ctx *sctx)
 			return ret;
 		ret = send_cmd_end(s);
 	}
-	return ret;
+	if (ret)
+		return ret;
+	return send_resume_check_end(s);
 }
 
 static struct send_ctx *send_ctx_alloc(void)
@@ -370,6 +424,7 @@ long btrfs_ioctl_send(struct inode *inode, struct btrfs_ioctl_send_args *arg)
 	struct btrfs_root *send_root = BTRFS_I(inode)->root;
 	struct btrfs_fs_info *fs_info = send_root->fs_info;
 	struct send_ctx *sctx = NULL;
+	struct btrfs_send_resume_point point;
 	struct file *out;
 	u32 proto = 1;
 	int ret;
@@ -396,7 +451,7 @@ long btrfs_ioctl_send(struct inode *inode, struct btrfs_ioctl_send_args *arg)
 		ret = -EINVAL;
 		goto out_unpin_send_root;
 	}
-	if (arg->flags & ~BTRFS_SEND_FLAG_MASK) {
+	if (arg->flags & ~SEND_FLAGS_SUPPORTED) {
 		ret = -EOPNOTSUPP;
 		goto out_unpin_send_root;
 	}
@@ -411,6 +466,9 @@ long btrfs_ioctl_send(struct inode *inode, struct btrfs_ioctl_send_args *arg)
 		ret = -EINVAL;
 		goto out_unpin_send_root;
 	}
+	ret = check_resume_point(arg, &point);
+	if (ret)
+		goto out_unpin_send_root;
 
 	out = fget(arg->send_fd);
 	if (!out || !(out->f_mode & FMODE_WRITE)) {
@@ -475,6 +533,7 @@ long btrfs_ioctl_send(struct inode *inode, struct btrfs_ioctl_send_args *arg)
 	if (ret)
 		goto out_free_ctx;
 
+	start_resume(sctx, &point);
 	ret = send_run(sctx);
 
 out_free_ctx:

@@ -63,43 +63,56 @@ static int send_stream_write(struct send_stream *s, const void *data,
 	return 0;
 }
 
-int send_stream_write_header(struct send_stream *s)
+static int write_header_version(struct send_stream *s, u32 version)
 {
 	struct btrfs_send_stream_header hdr;
 
 	memcpy(hdr.magic, BTRFS_SEND_STREAM_MAGIC, sizeof(hdr.magic));
-	hdr.version = cpu_to_le32(s->proto);
+	hdr.version = cpu_to_le32(version);
+	if (send_measuring(s)) {
+		s->resume->pos = sizeof(hdr);
+		s->resume->meta = crc32c(0, &hdr, sizeof(hdr));
+		return 0;
+	}
 	return send_stream_write(s, &hdr, sizeof(hdr));
 }
 
-/* Start building command @cmd; the previous one must have been written. */
-int send_cmd_begin(struct send_stream *s, enum btrfs_send_cmd cmd)
+int send_stream_write_header(struct send_stream *s)
+{
+	return write_header_version(s, s->proto);
+}
+
+static void cmd_begin(struct send_stream *s, u16 cmd)
 {
 	struct btrfs_send_cmd_header *hdr = (void *)s->buf;
-
-	if (WARN_ON_ONCE(s->len))
-		return -EINVAL;
-	/* Commands of a newer protocol would be misparsed by the receiver. */
-	if (WARN_ON_ONCE(cmd > btrfs_send_cmd_max(s->proto)))
-		return -EINVAL;
 
 	memset(hdr, 0, CMD_HDR_SIZE);
 	hdr->cmd = cpu_to_le16(cmd);
 	s->len = CMD_HDR_SIZE;
 	s->data_added = false;
+	s->data_off = 0;
 	s->ref_len = 0;
+}
+
+/* Start building command @cmd; the previous one must have been written. */
+int send_cmd_begin(struct send_stream *s, enum btrfs_send_cmd cmd)
+{
+	if (WARN_ON_ONCE(s->len))
+		return -EINVAL;
+	/* Commands of a newer protocol would be misparsed by the receiver. */
+	if (WARN_ON_ONCE(cmd > btrfs_send_cmd_max(s->proto)))
+		return -EINVAL;
+	cmd_begin(s, cmd);
 	return 0;
 }
 
-/* Seal the command with its length and CRC and write it out. */
-int send_cmd_end(struct send_stream *s)
+/* Seal a built command with its length and CRC and write it out. */
+static int send_cmd_write(struct send_stream *s)
 {
 	struct btrfs_send_cmd_header *hdr = (void *)s->buf;
 	u32 len = s->len;
 	int ret;
 
-	if (WARN_ON_ONCE(len < CMD_HDR_SIZE || s->ref_len))
-		return -EINVAL;
 	hdr->len = cpu_to_le32(len - CMD_HDR_SIZE);
 	hdr->crc = 0;
 	hdr->crc = cpu_to_le32(crc32c(0, s->buf, len));
@@ -108,6 +121,88 @@ int send_cmd_end(struct send_stream *s)
 	if (ret)
 		return ret;
 	return send_check_interrupt();
+}
+
+/*
+ * The continuation: a stream header marked as such, then the private
+ * RESUME command naming the stream and the point, as userspace writes it
+ * when it drops the prefix of a whole stream itself.
+ */
+static int send_resume_begin(struct send_stream *s, struct send_resume *r)
+{
+	const struct btrfs_send_resume_point *pt = &r->point;
+	int ret;
+
+	ret = write_header_version(s, s->proto | BTRFS_SEND_VERSION_CONTINUATION);
+	if (ret)
+		return ret;
+	cmd_begin(s, BTRFS_SEND_C_RESUME);
+	ret = send_put_attr(s, BTRFS_SEND_A_UUID, r->uuid, BTRFS_UUID_SIZE);
+	if (!ret)
+		ret = send_put_u64(s, BTRFS_SEND_A_CTRANSID, r->ctransid);
+	if (!ret && r->parent_uuid)
+		ret = send_put_attr(s, BTRFS_SEND_A_CLONE_UUID, r->parent_uuid,
+				    BTRFS_UUID_SIZE);
+	if (!ret && r->parent_uuid)
+		ret = send_put_u64(s, BTRFS_SEND_A_CLONE_CTRANSID,
+				   r->parent_ctransid);
+	if (!ret)
+		ret = send_put_u64(s, BTRFS_SEND_A_SIZE, pt->index);
+	if (!ret)
+		ret = send_put_u64(s, BTRFS_SEND_A_FILE_OFFSET, pt->offset);
+	if (!ret)
+		ret = send_put_u64(s, BTRFS_SEND_A_INO, pt->prefix);
+	if (!ret)
+		ret = send_put_u64(s, BTRFS_SEND_A_MODE, pt->flags);
+	if (ret) {
+		s->len = 0;
+		return ret;
+	}
+	return send_cmd_write(s);
+}
+
+/*
+ * Account for a command of the resume prefix instead of writing it: its
+ * length, and its bytes without the DATA ones (never read) in M.  After
+ * command K the prefix must be the one the receiver holds, else ESTALE.
+ */
+static int send_cmd_measure(struct send_stream *s)
+{
+	struct btrfs_send_cmd_header *hdr = (void *)s->buf;
+	struct send_resume *r = s->resume;
+	u32 len = s->len;
+
+	hdr->len = cpu_to_le32(len - CMD_HDR_SIZE);
+	hdr->crc = 0;
+	r->meta = crc32c(r->meta, s->buf, s->data_added ? s->data_off : len);
+	r->pos += len;
+	r->done++;
+	s->len = 0;
+	if (r->done < r->point.index)
+		return send_check_interrupt();
+	if (r->pos != r->point.offset || r->meta != r->point.meta)
+		return -ESTALE;
+	s->resume = NULL;
+	return send_resume_begin(s, r);
+}
+
+/*
+ * At the end of a resumed send: a point past the last command of the
+ * stream names no command of it.
+ */
+int send_resume_check_end(const struct send_stream *s)
+{
+	return send_measuring(s) ? -EINVAL : 0;
+}
+
+/* Seal the command with its length and CRC and write it out. */
+int send_cmd_end(struct send_stream *s)
+{
+	if (WARN_ON_ONCE(s->len < CMD_HDR_SIZE || s->ref_len))
+		return -EINVAL;
+	if (send_measuring(s))
+		return send_cmd_measure(s);
+	return send_cmd_write(s);
 }
 
 static void *send_reserve_attr(struct send_stream *s,
@@ -212,6 +307,7 @@ static int put_data_header(struct send_stream *s, u32 len)
 		s->len += TLV_HDR_SIZE;
 	}
 	s->data_added = true;
+	s->data_off = s->len;
 	return 0;
 }
 

@@ -25,6 +25,24 @@ struct pipe_inode_info;
 /* Space kept for the attributes in front of file data. */
 #define SEND_DATA_HEADROOM		SZ_16K
 
+/*
+ * A resumed send: the commands up to the resume point are measured, not
+ * written.  Their lengths and the metadata checksum M (the stream header,
+ * then each command with its CRC field zero and without the bytes of its
+ * DATA attribute) must match the point; then the continuation starts.
+ */
+struct send_resume {
+	struct btrfs_send_resume_point point;
+	u64 done;		/* commands measured so far */
+	u64 pos;		/* their bytes, stream header included */
+	u32 meta;		/* M of them */
+	/* The stream and its parent as RESUME names them. */
+	const u8 *uuid;
+	u64 ctransid;
+	const u8 *parent_uuid;
+	u64 parent_ctransid;
+};
+
 struct send_stream {
 	struct file *out;
 	loff_t pos;
@@ -37,7 +55,16 @@ struct send_stream {
 	/* The output's pipe, if file data may go into it by reference. */
 	struct pipe_inode_info *pipe;
 	u64 bytes_written;
+	u32 data_off;		/* where the DATA bytes start in buf */
+	/* Set until the resume point is reached; NULL for a plain send. */
+	struct send_resume *resume;
 };
+
+/* Whether commands are measured instead of written (resume prefix). */
+static inline bool send_measuring(const struct send_stream *s)
+{
+	return !!s->resume;
+}
 
 /* Most pages one WRITE by reference spans (a chunk at any page offset). */
 #define SEND_REF_PAGES_MAX	\
@@ -60,6 +87,7 @@ int send_put_data_ref(struct send_stream *s, u32 len);
 int send_cmd_end_pages(struct send_stream *s, struct page **pages, u32 nr,
 		       u32 off);
 u32 send_data_room(const struct send_stream *s);
+int send_resume_check_end(const struct send_stream *s);
 int send_check_interrupt(void);
 
 /* send-splice.c */

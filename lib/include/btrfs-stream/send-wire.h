@@ -151,6 +151,40 @@ enum btrfs_send_attr {
 	BTRFS_SEND_A_MAX		= 35,
 };
 
+/*
+ * Resumable send (docs/resume.md).  A stream header whose version has this
+ * bit set opens a continuation: the rest of an interrupted stream, which
+ * other receivers refuse at the header.  Its first command is the private
+ * BTRFS_SEND_C_RESUME, numbered above every protocol version's commands,
+ * with the attributes UUID, CTRANSID (the stream), CLONE_UUID and
+ * CLONE_CTRANSID (the parent, if any), SIZE (the index K of the last
+ * command received), FILE_OFFSET (the offset O of its end, counted from
+ * the stream header), INO (the prefix checksum of the token) and MODE
+ * (the flags of the token).
+ */
+#define BTRFS_SEND_VERSION_CONTINUATION	0x10000u
+#define BTRFS_SEND_C_RESUME		0x7201
+
+/*
+ * Send flag of our module: start the stream after command K of the stream
+ * the send would write, with the continuation header and RESUME command,
+ * reading no file data of commands 1..K.  The point travels in the 28
+ * reserved bytes of struct btrfs_ioctl_send_args (native byte order, as
+ * the rest of the argument); a kernel without the flag rejects it as an
+ * unknown flag (EOPNOTSUPP).
+ */
+#define BTRFS_SEND_FLAG_RESUME		0x20
+
+struct btrfs_send_resume_point {
+	__u64 index;		/* K: commands 1..K are not written */
+	__u64 offset;		/* O: where command K ends */
+	__u32 meta;		/* M: metadata checksum of the prefix */
+	__u32 prefix;		/* C: prefix checksum, echoed as INO */
+	__u32 flags;		/* the token's flags, echoed as MODE */
+} __packed;
+
+static_assert(sizeof(struct btrfs_send_resume_point) == 28, "resume point");
+
 /* Highest command and attribute number each protocol version may carry. */
 static inline int btrfs_send_cmd_max(__u32 version)
 {

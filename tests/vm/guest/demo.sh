@@ -110,12 +110,16 @@ resumed_round() {
 	head -c $cut /tmp/incremental.stream | "$bs" receive -q --resumable $dst 2> /tmp/resume-cut.err
 	[ -d $dst/B ] || return 1
 	tok=$("$bs" receive --resume-token $dst/B) || return 1
-	"$bs" send -q --resume "$tok" -p $src/A -f /tmp/cont.stream $src/B || return 1
+	"$bs" send -v -v --resume "$tok" -p $src/A -f /tmp/cont.stream $src/B \
+		2> /tmp/resume-send.err || return 1
+	resumed_by="regenerated in userspace, its prefix dropped"
+	grep -q "resuming in the kernel" /tmp/resume-send.err &&
+		resumed_by="started by the kernel at the resume point"
 	"$bs" receive -q --resumable -f /tmp/cont.stream $dst || return 1
 	resumed=($cut $size $(stat -c %s /tmp/cont.stream) $(verify $src/B $dst/B resumed))
 	echo "token: $tok" > /tmp/resume-token.out
 }
-resumed=(- - - 'no (not run)')
+resumed=(- - - 'no (not run)') resumed_by=-
 if [ "${DEMO_TOOLS:-ours}" = ours ] && [ "${incremental[4]}" = yes ]; then
 	resumed_round || resumed=(- - - 'no (failed)')
 fi
@@ -130,7 +134,7 @@ printf '%-12s %14s %10s %10s %12s %9s\n' incremental "${incremental[@]}"
 if [ "${DEMO_TOOLS:-ours}" = ours ]; then
 	echo
 	echo "Interrupted and resumed: the incremental stream's pipe cut after ${resumed[0]} of ${resumed[1]} bytes,"
-	echo "then 'btrfs-stream send --resume TOKEN' sent ${resumed[2]} bytes; verified: ${resumed[3]}"
+	echo "then 'btrfs-stream send --resume TOKEN' sent ${resumed[2]} bytes ($resumed_by); verified: ${resumed[3]}"
 	[ -s /tmp/resume-token.out ] && cat /tmp/resume-token.out
 fi
 if [ "${DEMO_TOOLS:-ours}" = ours ] && [ "${incremental[4]}" = yes ]; then

@@ -33,7 +33,7 @@ expect EPERM "read-write parent" -p $rwid $SRC/ro
 expect EPERM "read-write clone source" -c $rwid $SRC/ro
 expect ENOENT "clone source of another filesystem" -c $otherid $SRC/ro
 expect ENOENT "parent that does not exist" -p $otherid $SRC/ro
-expect EOPNOTSUPP "unknown flag" -f 0x20 $SRC/ro
+expect EOPNOTSUPP "unknown flag" -f 0x40 $SRC/ro
 expect EPROTO "unsupported version" -v 3 $SRC/ro
 expect EINVAL "compressed data with version 1" -f 0x10 -v 1 $SRC/ro
 expect EINVAL "compressed data without a version" -f 0x10 $SRC/ro
@@ -53,6 +53,23 @@ check "without header and end the stream is the middle of a full one" \
 	       tail -c +18 /tmp/native.stream | head -c $((n - 27)) | cmp - /tmp/bare.stream'
 check "sysfs reports stream version 2" \
 	grep -qx 2 /sys/fs/btrfs/features/send_stream_version
+
+# The resume flag (0x20, ours): the point in the reserved bytes.
+check "sysfs reports resumable send" grep -qx 1 /sys/fs/btrfs/features/send_resume
+expect EINVAL "reserved bytes set without the resume flag" -X $SRC/ro
+expect EINVAL "resume point at command 0" -f 0x20 -r 0,17,0 $SRC/ro
+expect EINVAL "resume offset below what 3 commands take" -f 0x20 -r 3,46,0 $SRC/ro
+expect EINVAL "resume without the stream header" -f 0x22 -r 1,100,0 $SRC/ro
+expect EINVAL "resume without the end command" -f 0x24 -r 1,100,0 $SRC/ro
+expect EINVAL "resume point past the end of the stream" \
+	-f 0x20 -r 1000,100000,0 -o /tmp/past.stream $SRC/ro
+check "  nothing written" test ! -s /tmp/past.stream
+# Command 1 (SUBVOL) ends here; a wrong checksum at the right offset.
+sub_end=$((17 + 10 + $(od -An -tu4 -j17 -N4 /tmp/native.stream)))
+expect ESTALE "resume point whose metadata checksum differs" \
+	-f 0x20 -r 1,$sub_end,0 -o /tmp/stale.stream $SRC/ro
+check "  nothing written" test ! -s /tmp/stale.stream
+expect ESTALE "resume point whose offset differs" -f 0x20 -r 1,$((sub_end + 1)),0 $SRC/ro
 
 # A large snapshot: 2 GiB of data.
 btrfs -q subvolume create $SRC/big

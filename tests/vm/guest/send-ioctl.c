@@ -24,6 +24,9 @@
  *                 differs]" (a miss adds " allocations=COUNT", how many
  *                 the send made) and is announced in the kernel log as
  *                 "send-ioctl: nth N" (to attribute what the kernel logs)
+ *   -r K,O,M      resume point in the reserved bytes (index, offset,
+ *                 metadata checksum; BTRFS_SEND_FLAG_RESUME is -f 0x20)
+ *   -X            a nonzero reserved byte (its last)
  *   -C FILE       with -F: compare the stream of every run that succeeded
  *                 with FILE (an allocation with a fallback must not change
  *                 a byte)
@@ -80,6 +83,7 @@ static const char *errname(int e)
 	case EOPNOTSUPP: return "EOPNOTSUPP";
 	case EPROTO: return "EPROTO";
 	case ENOTTY: return "ENOTTY";
+	case ESTALE: return "ESTALE";
 	default: return strerror(e);
 	}
 }
@@ -218,7 +222,7 @@ int main(int argc, char **argv)
 	int opt, fd, outfd, ret;
 
 	memset(&args, 0, sizeof(args));
-	while ((opt = getopt(argc, argv, "o:PRBA:p:c:n:f:v:3F:C:")) != -1) {
+	while ((opt = getopt(argc, argv, "o:PRBA:p:c:n:f:v:3F:C:r:X")) != -1) {
 		switch (opt) {
 		case 'o': out = optarg; break;
 		case 'P': closed_pipe = 1; break;
@@ -243,6 +247,24 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case 'C': ref = optarg; break;
+		case 'r': {
+			/* struct btrfs_send_resume_point, native byte order */
+			char *p = optarg;
+			uint64_t k = strtoull(p, &p, 0), o = 0;
+			uint32_t m = 0;
+
+			if (*p == ',')
+				o = strtoull(p + 1, &p, 0);
+			if (*p == ',')
+				m = (uint32_t)strtoull(p + 1, &p, 0);
+			if (*p)
+				return 2;
+			memcpy(args.reserved, &k, 8);
+			memcpy(args.reserved + 8, &o, 8);
+			memcpy(args.reserved + 16, &m, 4);
+			break;
+		}
+		case 'X': args.reserved[27] = 1; break;
 		default: return 2;
 		}
 	}
