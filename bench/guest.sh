@@ -10,10 +10,10 @@ B=/tmp/b
 res=$VM_OUT/results.tsv
 : > "$res"
 bs=${BENCH_BS:-$VM_TOP/build/bin/btrfs-stream}
-# BENCH_ONLY picks workloads (W1 ... W10; W6 is the receives of the W1, W2
+# BENCH_ONLY picks workloads (W1 ... W11; W6 is the receives of the W1, W2
 # and W4 streams, W6R that of 50k file renames), so a run that cannot fit
 # in one sitting can be done in parts.
-only=" ${BENCH_ONLY:-W1 W2 W3 W4 W5 W6 W6R W6C W7 W8 W9 W10} "
+only=" ${BENCH_ONLY:-W1 W2 W3 W4 W5 W6 W6R W6C W7 W8 W9 W10 W11} "
 want() { case "$only" in *" $1 "*) return 0 ;; esac; return 1; }
 want_any() {
 	local w
@@ -31,6 +31,8 @@ now() { date +%s.%N; }
 slab() { awk '/^Slab:/ { print $2 }' /proc/meminfo; }
 # Progress also goes to the results directory, which outlives the VM.
 log() { echo "bench: $*" | tee -a "$VM_OUT/progress.log" >&2; }
+# fail WHAT: a check failed; the run reports it and fails at the end.
+fail() { log "check failed: $*"; echo "failed" >> "$VM_OUT/failures"; }
 
 # switch_to IMPL: fresh mounts on the given module, caches dropped, so every
 # run starts cold and alike.
@@ -296,6 +298,80 @@ resumable_workload() {
 	done
 	empty_resumable "$dir" "$name"
 }
+# W11: an interrupted transfer resumed (issue 19).  With our module (its
+# kernel resume: the send starts at the point without reading the data
+# before it), the full stream of the W1 files is received with
+# --resumable up to 90% of its bytes (a cut pipe), then per pair, cold:
+# ours = the resumed send piped into the resumed receive, from that same
+# interrupted state (made again, untimed, before each pair); baseline =
+# the uninterrupted transfer, send piped into a plain receive (no
+# checkpoints: W6C prices those).  Once, untimed: the continuation's bytes
+# against the rest of the stream after the cut, and the sectors of the
+# source disk (vdc) read by the resumed send alone and by the full send
+# alone.  At the end the resumed tree must equal the source.
+sectors_read() { awk '{ print $3 }' /sys/block/$1/stat; }
+cold() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+# w11_cut: DEST holds the partial subvolume of the 90% receive; prints its token.
+w11_cut() {
+	empty_resumable $B/scratch/w11 snap
+	head -c "$w11_at" $B/scratch/W11.stream | "$bs" receive -q --resumable $B/scratch/w11 2> /dev/null
+	"$bs" receive --resume-token $B/scratch/w11/snap
+}
+w11_measure() {
+	local - tok=$1 r0 r1 r2 full cont rest
+	set -o pipefail
+	cold; r0=$(sectors_read vdc)
+	"$bs" send -q $B/large/snap | cat > /dev/null || { fail "W11: full send"; return; }
+	cold; r1=$(sectors_read vdc)
+	"$bs" send -v -v --resume "$tok" -f $B/scratch/W11.cont $B/large/snap 2> $B/w11.err ||
+		{ fail "W11: resumed send: $(tail -n 1 $B/w11.err)"; return; }
+	r2=$(sectors_read vdc)
+	grep -q "resuming in the kernel" $B/w11.err ||
+		fail "W11: the resumed send did not start in the kernel: $(tail -n 1 $B/w11.err)"
+	full=$((r1 - r0)) cont=$(stat -c %s $B/scratch/W11.cont) rest=$((w11_size - w11_at))
+	rm -f $B/scratch/W11.cont
+	{
+		echo "W11 note: stream $w11_size bytes (our module), cut at $w11_at (90%); continuation $cont bytes on the pipe, the rest after the cut $rest, $((cont - rest)) more ($(echo "scale=3; ($cont - $rest) * 100 / $w11_size" | bc)% of the stream; bound 1%)"
+		echo "W11 note: source disk sectors read (vdc, cold): resumed send $((r2 - r1)), full send $full ($(echo "scale=1; ($r2 - $r1) * 100 / $full" | bc)%)"
+	} >> "$VM_OUT/facts.txt"
+	log "W11: continuation $cont bytes, rest $rest; sectors read: resumed $((r2 - r1)), full $full"
+	[ $((cont - rest)) -le $((w11_size / 100)) ] ||
+		fail "W11: the continuation ($cont bytes) exceeds the rest after the cut ($rest) by more than 1% of the stream"
+}
+if want W11; then
+	log "W11: resumed transfer of W1 cut at 90% vs the uninterrupted transfer (module: ours)"
+	switch_to ours
+	[ -e /sys/fs/btrfs/features/send_resume ] || fail "W11: our module does not advertise send_resume"
+	mkdir -p $B/scratch/w11
+	"$bs" send -q -f $B/scratch/W11.stream $B/large/snap || die "W11 stream"
+	w11_size=$(stat -c %s $B/scratch/W11.stream)
+	w11_at=$((w11_size * 9 / 10))
+	for p in $(seq 1 "$pairs"); do
+		if ! tok=$(w11_cut); then
+			fail "W11 pair $p: no resume token after the cut"
+			continue
+		fi
+		[ "$p" = 1 ] && w11_measure "$tok"
+		cold
+		record W11 ours "$p" bash -c "set -o pipefail; '$bs' send -q --resume '$tok' $B/large/snap | '$bs' receive -q --resumable $B/scratch/w11 && sync"
+		if [ "$p" = "$pairs" ]; then
+			if "$VM_TOP/build/bin/treecmp" $B/large/snap $B/scratch/w11/snap > $B/treecmp.out 2>&1; then
+				echo "W11 note: the resumed tree (pair $p) equals the source by treecmp" >> "$VM_OUT/facts.txt"
+			else
+				echo "W11 note: the resumed tree (pair $p) differs from the source, first: $(head -n 3 $B/treecmp.out | tr '\n' ';')" >> "$VM_OUT/facts.txt"
+				fail "W11 pair $p: the resumed tree differs from the source"
+			fi
+			btrfs subvolume show $B/scratch/w11/snap | grep -Eq 'Received UUID:[[:space:]]+[0-9a-f]{8}-' ||
+				fail "W11 pair $p: the resumed subvolume is not marked received"
+		fi
+		empty_resumable $B/scratch/w11 snap
+		record W11 baseline "$p" bash -c "set -o pipefail; '$bs' send -q $B/large/snap | '$bs' receive -q $B/scratch/w11 && sync"
+	done
+	empty_resumable $B/scratch/w11 snap
+	rm -f $B/scratch/W11.stream
+	switch_to stock
+fi
+
 if want W6C; then
 	mkdir -p $B/scratch/full
 	[ -f $B/scratch/W1.stream ] || send -f $B/scratch/W1.stream $B/large/snap
@@ -310,9 +386,6 @@ want W7 && for p in $(seq 1 "$pairs"); do
 	record W7 ours "$p" sh -c "'$bs' dump -f $B/scratch/W1.stream > /dev/null"
 	record W7 baseline "$p" sh -c "btrfs receive --dump -f $B/scratch/W1.stream > /dev/null"
 done
-
-# fail WHAT: a check failed; the run reports it and fails at the end.
-fail() { log "check failed: $*"; echo "failed" >> "$VM_OUT/failures"; }
 
 # W10: one file of a stream without receiving it, against receiving all.
 if want W10; then

@@ -60,6 +60,20 @@ check "rows in workload order, W10 last" \
 check "W9 and W10 notes give peak memory" \
 	"grep -q '^- W9 peak memory' $T/a.md && grep -q '^- W10 peak memory' $T/a.md && ! grep -q '^- W10 kernel slab' $T/a.md"
 
+# W11 (issue 19's resumed transfer): its title and goal (1/0.15), and the
+# facts the guest marks "W11 note:" shown as notes.
+mkdir -p "$T/r"
+run_results "$T/r" 20260105-000000 W11 3 30
+echo "W11 note: continuation 100 bytes, rest after the cut 90" >> "$T/r/20260105-000000/facts.txt"
+report "$T/r" cmd > "$T/r.md"
+check "W11 row: title, ratio, goal" \
+	"row W11 $T/r.md | grep -q '| resumed transfer of W1 cut at 90% .* | 10.00 (10.00-10.00) | - | >= 6.67 | yes |\$'"
+check "W11 facts marked as notes are notes" \
+	"grep -q '^- W11: continuation 100 bytes, rest after the cut 90\$' $T/r.md"
+mkdir -p "$T/empty"
+report "$T/empty" cmd "$T/r.md" > "$T/r2.md"
+check "W11 notes are carried over" "cmp -s $T/r.md $T/r2.md"
+
 # Issue 21's limit: no column while no run timed one (the rows above), then
 # ours / limit per pair for the rows that have it, "-" for the others,
 # carried rows included.
