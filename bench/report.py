@@ -119,6 +119,9 @@ class EarlierReport:
 
     def __init__(self, path):
         self.rows, self.notes, self.runs = {}, defaultdict(list), {}
+        # "W: no complete run; ..." notes: recomputed where the runs here
+        # hold that workload, else kept (a fresh checkout has no runs).
+        self.partial = defaultdict(list)
         if not path or not os.path.exists(path):
             return
         section, run = None, None
@@ -128,9 +131,10 @@ class EarlierReport:
                 section = line[3:]
             elif section is None and line.startswith("| W"):
                 self._row(line)
-            elif section == "Notes" and (line.startswith("- W3 vs W2") or
-                                         ": no complete run;" in line):
-                continue  # recomputed from the rows and runs, not carried
+            elif section == "Notes" and line.startswith("- W3 vs W2"):
+                continue  # recomputed from the rows, not carried
+            elif section == "Notes" and ": no complete run;" in line and self.NOTE.match(line):
+                self.partial[self.NOTE.match(line).group(1)].append(line)
             elif section == "Notes" and self.NOTE.match(line):
                 self.notes[self.NOTE.match(line).group(1)].append(line)
             elif section == "Runs" and line.startswith("### "):
@@ -284,7 +288,7 @@ def main():
         done = [r for r in runs if r.complete(w)]
         old = earlier.rows.get(w)
         if not done:
-            notes += partial_note(w, runs)
+            notes += partial_note(w, runs) or earlier.partial.get(w, [])
             if not old:
                 missing.append(w)
                 continue

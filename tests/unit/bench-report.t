@@ -112,6 +112,11 @@ check "incomplete run is noted with its pairs" \
 	"grep -q '^- W1: no complete run; run 20260103-000000 measured 3 of 5 pairs: ours 10.00, 10.00, 10.00 s, baseline 30.00, 30.00, 30.00 s, ratio median 3.00\$' $T/b.md"
 check "carried rows keep their notes" "grep -q '^- W3 kernel slab growth' $T/b.md"
 check "a two-digit workload keeps its notes" "grep -q '^- W10 peak memory' $T/b.md"
+mkdir -p "$T/c"
+run_results "$T/c" 20260106-000000 W9 40 44
+report "$T/c" cmd "$T/b.md" > "$T/c.md"
+check "a partial note no run here measured is kept" \
+	"grep -q '^- W1: no complete run; run 20260103-000000 measured 3 of 5 pairs' $T/c.md"
 check "repeatability includes carried and compared rows" \
 	"grep -q 'Repeatability .*: 2 of 2 rows; one complete run only: W3' $T/b.md"
 check "W3 against W2 mixes a carried and a new median" "grep -q 'takes 1/100 of the' $T/b.md"
