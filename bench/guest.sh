@@ -311,6 +311,9 @@ resumable_workload() {
 # alone.  At the end the resumed tree must equal the source.
 sectors_read() { awk '{ print $3 }' /sys/block/$1/stat; }
 cold() { sync; echo 3 > /proc/sys/vm/drop_caches; }
+# pct PART WHOLE: PART in percent of WHOLE, four decimals (bc's scale
+# truncates 13 KB of 2 GiB to 0).
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.4f", a * 100 / b }'; }
 # w11_cut: DEST holds the partial subvolume of the 90% receive; prints its token.
 w11_cut() {
 	empty_resumable $B/scratch/w11 snap
@@ -331,8 +334,8 @@ w11_measure() {
 	full=$((r1 - r0)) cont=$(stat -c %s $B/scratch/W11.cont) rest=$((w11_size - w11_at))
 	rm -f $B/scratch/W11.cont
 	{
-		echo "W11 note: stream $w11_size bytes (our module), cut at $w11_at (90%); continuation $cont bytes on the pipe, the rest after the cut $rest, $((cont - rest)) more ($(echo "scale=3; ($cont - $rest) * 100 / $w11_size" | bc)% of the stream; bound 1%)"
-		echo "W11 note: source disk sectors read (vdc, cold): resumed send $((r2 - r1)), full send $full ($(echo "scale=1; ($r2 - $r1) * 100 / $full" | bc)%)"
+		echo "W11 note: stream $w11_size bytes (our module), cut at $w11_at (90%); continuation $cont bytes on the pipe, the rest after the cut $rest, $((cont - rest)) more ($(pct $((cont - rest)) "$w11_size")% of the stream; bound 1%)"
+		echo "W11 note: source disk sectors read (vdc, cold): resumed send $((r2 - r1)), full send $full ($(pct $((r2 - r1)) "$full")%)"
 	} >> "$VM_OUT/facts.txt"
 	log "W11: continuation $cont bytes, rest $rest; sectors read: resumed $((r2 - r1)), full $full"
 	[ $((cont - rest)) -le $((w11_size / 100)) ] ||
