@@ -273,8 +273,8 @@ static int send_incremental(struct send_ctx *sctx)
  * BTRFS_SEND_FLAG_RESUME: the point in the reserved bytes must name a
  * command (K >= 1) that ends at least where K empty commands after the
  * stream header would, and the stream must have its header and END, from
- * which the offsets count.  Without the flag the bytes must be zero, so
- * that they can carry something else later.
+ * which the offsets count.  Without the flag the bytes are ignored, as
+ * 6.1 ignores them: a caller that left them unset works on both kernels.
  */
 static int check_resume_point(const struct btrfs_ioctl_send_args *arg,
 			      struct btrfs_send_resume_point *pt)
@@ -282,8 +282,7 @@ static int check_resume_point(const struct btrfs_ioctl_send_args *arg,
 	u64 min_len = sizeof(struct btrfs_send_cmd_header);
 
 	if (!(arg->flags & BTRFS_SEND_FLAG_RESUME))
-		return memchr_inv(arg->reserved, 0, sizeof(arg->reserved)) ?
-		       -EINVAL : 0;
+		return 0;
 	if (arg->flags & (BTRFS_SEND_FLAG_OMIT_STREAM_HEADER |
 			  BTRFS_SEND_FLAG_OMIT_END_CMD))
 		return -EINVAL;
