@@ -112,11 +112,15 @@ one_point() {
 	btrfs -q subvolume delete $DST/$name > /dev/null
 }
 
-# Seeded offsets in (200, size), past the command that creates the subvolume.
+# Seeded offsets in (200, size), past the command that creates the
+# subvolume, into the array POINT_OFFSETS.  Not printed from a $(...):
+# bash reseeds RANDOM in every subshell, so the offsets would not follow
+# from the seed and a failure could not be replayed from it.
 points() {
 	local size=$1 i
-	for i in $(seq 1 "$POINTS"); do
-		echo $(( (RANDOM * 32768 + RANDOM) % (size - 200) + 200 ))
+	POINT_OFFSETS=()
+	for ((i = 0; i < POINTS; i++)); do
+		POINT_OFFSETS+=($(( (RANDOM * 32768 + RANDOM) % (size - 200) + 200 )))
 	done
 }
 
@@ -142,7 +146,8 @@ for s in $SEEDS; do
 		size=$(stat -c %s $ST/$s.$which)
 		[ $which = B ] && { recv -f $ST/$s.A $DST || die "seed $s: receive A"; }
 		k=0
-		for off in $(points "$size"); do
+		points "$size"
+		for off in "${POINT_OFFSETS[@]}"; do
 			k=$((k + 1))
 			how=KILL
 			[ $((k % 2)) = 0 ] && how=cut
