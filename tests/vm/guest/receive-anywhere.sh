@@ -199,13 +199,16 @@ roundtrip_chain() {
 }
 
 # random_chain: fsgen trees, each seed A, B, C; odd seeds compressed.
+# Even seeds (v1, which has no FILEATTR) are compared without flags: the
+# NOCOMPRESS flag btrfs sets on data it could not compress is in the
+# source but not in the stream, so no receive could know of it.
 random_chain() {
-	local s c=$ST/chain.rand o
+	local s c=$ST/chain.rand o fl
 	src_compress d || return 1
 	: > $c.A; : > $c.B; : > $c.C; : > $c.checks
 	for s in $SEEDS; do
-		o="--proto 1"
-		[ $((s % 2)) = 1 ] && o="--proto 2 --compressed-data"
+		o="--proto 1" fl="-i flags"
+		[ $((s % 2)) = 1 ] && o="--proto 2 --compressed-data" fl=
 		btrfs -q subvolume create $SRC/r$s > /dev/null &&
 		$FSGEN --seed $s --populate $SRC/r$s --entries 150 > /dev/null &&
 		btrfs -q subvolume snapshot -r $SRC/r$s $SRC/r$s.A > /dev/null &&
@@ -217,7 +220,8 @@ random_chain() {
 		btrfs -q send $o -p $SRC/r$s.A -f $ST/r$s.B $SRC/r$s.B &&
 		btrfs -q send $o -p $SRC/r$s.B -f $ST/r$s.C $SRC/r$s.C || return 1
 		cat $ST/r$s.A >> $c.A && cat $ST/r$s.B >> $c.B && cat $ST/r$s.C >> $c.C || return 1
-		printf 'check %s r%s.%s %s\n' 1 $s A $SRC/r$s.A 2 $s B $SRC/r$s.B 3 $s C $SRC/r$s.C >> $c.checks
+		printf 'check %s r%s.%s %s %s\n' 1 $s A $SRC/r$s.A "$fl" 2 $s B $SRC/r$s.B "$fl" \
+			3 $s C $SRC/r$s.C "$fl" >> $c.checks
 	done
 	printf '%s\n' $c.A $c.B $c.C > $c
 }
