@@ -34,6 +34,7 @@ int recv_data_fd(struct recv *r, const struct bstream_cmd *c, int *fd)
 		*fd = recv_open_regular(dfd, name, O_WRONLY);
 	if (*fd < 0)
 		return recv_fail(r, c, c->path, -*fd, "%s", recv_open_what(*fd)) < 0 ? -1 : 0;
+	recv_hold_setid(recv_held_of(r), *fd);
 	fcache_put(&r->files, c->path, len, *fd);
 	return 1;
 }

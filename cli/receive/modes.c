@@ -14,6 +14,11 @@
  * are found again by a walk of the subvolume (post-order: a directory's
  * mode after its entries) and known by file handle, so an inode number
  * reused after a deletion is not mistaken for the held one.
+ *
+ * The same owner's write, truncation or clone into a file clears its
+ * setuid bit, and setgid where the group may execute (no CAP_FSETID): an
+ * incremental stream changes data without a CHMOD when the mode is the
+ * parent's, so such a mode is held too, as found before the first change.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -77,6 +82,37 @@ static struct held_mode *find(struct recv_held *h, uint64_t ino, const struct fi
 	return NULL;
 }
 
+/*
+ * Whether a write, truncation or clone by an owner without CAP_FSETID
+ * clears bits of this mode of a file of this type: setuid, and setgid
+ * where the group may execute (without, setgid marks mandatory locking
+ * and stays).
+ */
+static bool cleared_by_writes(mode_t type, mode_t mode)
+{
+	if (!S_ISREG(type))
+		return false;
+	return (mode & S_ISUID) || (mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP);
+}
+
+/* Keep fh's inode's mode to put back; false (fh freed) without memory. */
+static bool hold(struct recv_held *h, uint64_t ino, mode_t mode, struct file_handle *fh)
+{
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 16;
+		struct held_mode *v = realloc(h->v, cap * sizeof(*v));
+
+		if (!v) {
+			free(fh);
+			return false;
+		}
+		h->v = v;
+		h->cap = cap;
+	}
+	h->v[h->n++] = (struct held_mode){ .ino = ino, .mode = mode, .handle = fh };
+	return true;
+}
+
 mode_t recv_hold_mode(struct recv_held *h, int fd, int dfd, const char *name,
 		      const struct stat *st, mode_t mode)
 {
@@ -95,23 +131,30 @@ mode_t recv_hold_mode(struct recv_held *h, int fd, int dfd, const char *name,
 		free(fh);
 		return mode | need;
 	}
-	if ((mode & need) == need) {
+	if ((mode & need) == need && !cleared_by_writes(st->st_mode, mode)) {
 		free(fh);
 		return mode;
 	}
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? 2 * h->cap : 16;
-		struct held_mode *v = realloc(h->v, cap * sizeof(*v));
-
-		if (!v) {
-			free(fh);
-			return mode;
-		}
-		h->v = v;
-		h->cap = cap;
-	}
-	h->v[h->n++] = (struct held_mode){ .ino = st->st_ino, .mode = mode, .handle = fh };
+	if (!hold(h, st->st_ino, mode, fh))
+		return mode;
 	return mode | need;
+}
+
+void recv_hold_setid(struct recv_held *h, int fd)
+{
+	struct file_handle *fh;
+	struct stat st;
+
+	if (!h || fstat(fd, &st) || !cleared_by_writes(st.st_mode, st.st_mode))
+		return;
+	fh = handle_of(fd, -1, NULL);
+	if (!fh)
+		return;
+	if (find(h, st.st_ino, fh)) {	/* held already, with the mode to restore */
+		free(fh);
+		return;
+	}
+	hold(h, st.st_ino, st.st_mode & 07777, fh);
 }
 
 /* Put back the held mode of dfd/name (name "" : dfd itself), if held. */

@@ -418,6 +418,8 @@ int recv_tree_copy(int src, int dst, struct recv_held *held, char *why, size_t w
 struct recv_held *recv_held_of(struct recv *r);
 mode_t recv_hold_mode(struct recv_held *h, int fd, int dfd, const char *name,
 		      const struct stat *st, mode_t mode);
+/* Hold fd's setuid/setgid mode before receive changes its data (modes.c). */
+void recv_hold_setid(struct recv_held *h, int fd);
 int recv_apply_held_modes(struct recv_held *h, int root_fd, char *why, size_t wlen);
 void recv_held_free(struct recv_held *h);
 /*

@@ -296,6 +296,52 @@ EOF
 	check "ordinary user, shut modes: the parent as it was" \
 		test "$(modes "$tmp/user4/shut"):$(cat "$tmp/user4/shut/ro")" = ". 555 d 500 d/f 0 d/sub 0 ro 444 :read-only"
 	chmod -R u+rwx "$tmp/user4"
+
+	# setuid and setgid (with group execute) are cleared by the kernel
+	# when an owner without CAP_FSETID writes, truncates or clones into
+	# the file; an incremental stream does so without a CHMOD, the mode
+	# being the parent's: receive puts them back at the end.
+	U7=77777777-0000-4000-8000-000000000007
+	U8=88888888-0000-4000-8000-000000000008
+	"$mkstream" -o "$tmp/setid" <<EOF
+stream version=1
+subvol path=setid uuid=$U7 ctransid=7
+mkfile path=o257-7-0 ino=257
+rename path=o257-7-0 path_to=su
+write path=su file_offset=0 data=text:setuid
+chmod path=su mode=06755
+mkfile path=o258-7-0 ino=258
+rename path=o258-7-0 path_to=sg
+write path=sg file_offset=0 data=text:setgid
+chmod path=sg mode=02750
+mkfile path=o259-7-0 ino=259
+rename path=o259-7-0 path_to=sgnox
+write path=sgnox file_offset=0 data=text:setgid-without-x
+chmod path=sgnox mode=02640
+end
+EOF
+	"$mkstream" -o "$tmp/setid2" <<EOF
+stream version=1
+snapshot path=setid2 uuid=$U8 ctransid=8 clone_uuid=$U7 clone_ctransid=7
+write path=su file_offset=0 data=text:SETUID
+truncate path=sg size=3
+clone file_offset=0 clone_len=3 path=sgnox clone_uuid=$U8 clone_ctransid=8 clone_path=su clone_offset=0
+end
+EOF
+	mkdir "$tmp/user5" && chown 65534:65534 "$tmp/user5"
+	as_nobody "$recv" receive -f "$tmp/setid" "$tmp/user5" > "$tmp/out" 2> "$tmp/err" &&
+		as_nobody "$recv" receive -f "$tmp/setid2" "$tmp/user5" > "$tmp/out" 2> "$tmp/err"
+	check "ordinary user, setuid/setgid: full and incremental received" test $? -eq 0 ||
+		sed 's/^/#   /' "$tmp/err"
+	setid_modes() { (cd "$1" && stat -c '%n %a' su sg sgnox | tr '\n' ' '); }
+	check "ordinary user, setuid/setgid: kept through a write, a truncation and a clone" \
+		test "$(setid_modes "$tmp/user5/setid2")" = "su 6755 sg 2750 sgnox 2640 " ||
+		echo "#   got: $(setid_modes "$tmp/user5/setid2")"
+	check "ordinary user, setuid/setgid: the data changed" \
+		test "$(cat "$tmp/user5/setid2/su" "$tmp/user5/setid2/sg" "$tmp/user5/setid2/sgnox")" = \
+		"SETUIDsetSETgid-without-x"
+	check "ordinary user, setuid/setgid: the parent as it was" \
+		test "$(setid_modes "$tmp/user5/setid")" = "su 6755 sg 2750 sgnox 2640 "
 else
 
 	n=$((n + 1)); failed=$((failed + 1))
