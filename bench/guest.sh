@@ -44,24 +44,32 @@ switch_to() {
 	echo 3 > /proc/sys/vm/drop_caches
 }
 
+# idle_ticks: the time (USER_HZ ticks) the guest's CPUs spent idle or in
+# I/O wait.  Under -icount that time runs at the host's pace, so a figure
+# whose idle share grew took longer on the host's disk or scheduler (other
+# VMs), not in the guest's own work.
+idle_ticks() { awk '$1 == "cpu" { print $5 + $6; exit }' /proc/stat; }
+
 # record WORKLOAD IMPL PAIR CMD...: time CMD, note its output size if it
 # wrote $B/scratch/out, the slab growth and the peak resident memory (KiB)
-# of CMD and its children.
+# of CMD and its children; the progress log also gets its idle seconds.
 record() {
-	local w=$1 impl=$2 pair=$3 t0 t1 s0 s1 bytes= rss
+	local w=$1 impl=$2 pair=$3 t0 t1 s0 s1 i0 i1 bytes= rss
 	shift 3
 	rm -f $B/scratch/out $B/rss
 	s0=$(slab)
+	i0=$(idle_ticks)
 	t0=$(now)
 	/usr/bin/time -f %M -o $B/rss "$@" ||
 		{ log "$w $impl pair $pair failed: $*"; echo "failed" >> "$VM_OUT/failures"; }
 	t1=$(now)
+	i1=$(idle_ticks)
 	s1=$(slab)
 	rss=$(tail -n 1 $B/rss)
 	[ -f $B/scratch/out ] && bytes=$(stat -c %s $B/scratch/out)
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$impl" "$pair" \
 		"$(echo "$t1 - $t0" | bc)" "${bytes:-}" "$((s1 - s0))" "$rss" >> "$res"
-	log "$w $impl pair $pair: $(echo "$t1 - $t0" | bc) s ${bytes:+$bytes bytes}"
+	log "$w $impl pair $pair: $(echo "$t1 - $t0" | bc) s ${bytes:+$bytes bytes }(idle $(awk -v t=$((i1 - i0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }') s)"
 }
 
 # alternate WORKLOAD CMD_OURS CMD_BASE: A B A B ..., each in a fresh mount.
