@@ -44,16 +44,26 @@ static unsigned int find_period(const struct prefetch *p)
 	return 0;
 }
 
-/* The window ahead of at, when the last one is half passed. */
+/*
+ * The window ahead of at, when the last one is half passed.  Windows grow
+ * from PREFETCH_WINDOW_MIN while no period is found: the first commands
+ * of a run are passed over before their period is known.
+ */
 static size_t ask_window(struct prefetch *p, uint64_t at, struct prefetch_range *out)
 {
 	uint64_t from = at > p->window_to ? at : p->window_to;
 
-	if (at + PREFETCH_WINDOW / 2 < p->window_to)
+	if (!p->window)
+		p->window = PREFETCH_WINDOW_MIN;
+	if (at + p->window / 2 < p->window_to)
+		return 0;
+	if (at + p->window <= from)
 		return 0;
 	out->off = from;
-	out->len = at + PREFETCH_WINDOW - from;
-	p->window_to = at + PREFETCH_WINDOW;
+	out->len = at + p->window - from;
+	p->window_to = at + p->window;
+	if (p->window < PREFETCH_WINDOW)
+		p->window *= 2;
 	return 1;
 }
 
@@ -99,6 +109,8 @@ size_t prefetch_passed(struct prefetch *p, uint64_t off, uint64_t total,
 		p->asked_cmd = at;
 		p->period = period;
 	}
+	if (period)
+		p->window = PREFETCH_WINDOW_MIN;
 	if (!period || total <= head)
 		return ask_window(p, at, out);
 	return ask_heads(p, at, out);

@@ -14,11 +14,13 @@
  * Commands whose heads are asked for ahead of the one about to be read,
  * once the lengths of the commands passed over repeat with a period of at
  * most PREFETCH_PERIOD_MAX; without one, the window asked for ahead (the
- * next one once half of the last is passed).
+ * next one once half of the last is passed), from PREFETCH_WINDOW_MIN
+ * doubling up to PREFETCH_WINDOW.
  */
 #define PREFETCH_DEPTH		96u
 #define PREFETCH_PERIOD_MAX	32u
 #define PREFETCH_WINDOW		(8u << 20)
+#define PREFETCH_WINDOW_MIN	(256u << 10)
 /* At most this many ranges come out of one call. */
 #define PREFETCH_MAX_RANGES	PREFETCH_DEPTH
 
@@ -36,6 +38,7 @@ struct prefetch {
 	uint64_t head;		/* bytes read of each */
 	uint64_t asked_cmd;	/* first predicted head not yet asked for */
 	uint64_t window_to;	/* end of the last window asked for */
+	uint64_t window;	/* size of the next one (0: PREFETCH_WINDOW_MIN) */
 };
 
 /*
