@@ -1265,17 +1265,23 @@ static int parse_prefix(struct bstream_reader *r, const uint8_t *raw,
 }
 
 /*
- * Ask for what comes after the command at off that is passed over.  head
- * is what was read of it; the read after the seek asks for at least
+ * Ask for what comes after the command at off that is passed over (head:
+ * the bytes read of it, up to its DATA), and size the read after the
+ * seek: the rest of the page, and the next one too if the rest is short.
+ * Where the next header is predicted, short means shorter than this
+ * head, so that the read stays in the pages asked for; elsewhere, under
  * SPARSE_MIN_READ bytes.
  */
 static void advise_passed(struct bstream_reader *r, uint64_t off, size_t total, size_t head)
 {
 	struct prefetch_range rg[PREFETCH_MAX_RANGES];
+	size_t rest;
 
-	if (head < SPARSE_MIN_READ)
-		head = SPARSE_MIN_READ;
 	advise(r, rg, prefetch_passed(&r->prefetch, off, total, head, rg));
+	rest = SPARSE_PAGE - (size_t)((r->fd_start + off + total) % SPARSE_PAGE);
+	if (rest < (r->prefetch.period ? head : SPARSE_MIN_READ))
+		rest += SPARSE_PAGE;
+	r->next_read = rest;
 }
 
 /*
@@ -1303,12 +1309,11 @@ static int pass_over(struct bstream_reader *r, size_t total, size_t head)
 	if (lseek(r->fd, r->fd_start + (off_t)target, SEEK_SET) == (off_t)-1)
 		return fail(r, BSTREAM_E_IO, false, "cannot seek to offset %" PRIu64 ": %s",
 			    target, strerror(errno));
-	advise_passed(r, target - total, total, head);
 	/* Nothing buffered is wanted any more; the next read lands at end. */
 	r->base_off = target - r->end;
 	r->pos = r->end;
 	r->eof = false;
-	r->next_read = page_rest(r, target);
+	advise_passed(r, target - total, total, head);
 	return 0;
 }
 
