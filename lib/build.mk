@@ -3,7 +3,7 @@
 # Built twice: $(B)/lib/ normally, and $(B)/asan/lib/ with AddressSanitizer
 # and UBSan for the unit tests that feed it hostile input.
 
-LIB_SRCS := $(addprefix lib/src/,crc32c.c proto.c reader.c writer.c)
+LIB_SRCS := $(addprefix lib/src/,crc32c.c prefetch.c proto.c reader.c writer.c)
 LIB_HDRS := $(wildcard lib/include/btrfs-stream/*.h)
 LIB_CPPFLAGS := -Ilib/include -Ilib/src -I$(B)/lib
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -63,6 +63,17 @@ $(B)/tests/unit/test-skip-asan: tests/unit/lib/test-skip.c $(LIBBSTREAM_ASAN) $(
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Ilib/include -o $@ $< $(LIBBSTREAM_ASAN) $(LDLIBS)
 
 UNIT_TESTS += $(B)/tests/unit/test-skip $(B)/tests/unit/test-skip-asan
+
+# The read-ahead advice while passing over data (lib/src/prefetch.c, internal).
+$(B)/tests/unit/test-prefetch: tests/unit/lib/test-prefetch.c $(LIBBSTREAM) lib/src/prefetch.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Ilib/src -o $@ $< $(LIBBSTREAM) $(LDLIBS)
+
+$(B)/tests/unit/test-prefetch-asan: tests/unit/lib/test-prefetch.c $(LIBBSTREAM_ASAN) lib/src/prefetch.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Ilib/src -o $@ $< $(LIBBSTREAM_ASAN) $(LDLIBS)
+
+UNIT_TESTS += $(B)/tests/unit/test-prefetch $(B)/tests/unit/test-prefetch-asan
 
 # Throughput against cat and btrfs receive --dump, as ratios (host side).
 .PHONY: bench bench-stream

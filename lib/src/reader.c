@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "internal.h"
+#include "prefetch.h"
 
 #define DEFAULT_BUF_SIZE	(1u << 20)
 #define DEFAULT_MAX_CMD		(64u << 20)
@@ -62,13 +63,8 @@
 #define SPARSE_PAGE		4096u
 #define SPARSE_MIN_READ		512u
 #define SKIP_SEEK_MIN		(16u << 10)
-/*
- * A seek defeats the kernel's read-ahead, so each header after one would
- * be a small synchronous read from the disk; passing over data asks for
- * the file ahead in windows of this size instead (POSIX_FADV_WILLNEED),
- * the next one once half of the last is passed.
- */
-#define SKIP_ADVISE_WINDOW	(8u << 20)
+/* Read-ahead advice (prefetch.c) goes to the kernel in pieces of this size. */
+#define ADVISE_CHUNK		(128u << 10)
 
 struct ra_slot {
 	uint8_t *mem;		/* RA_HEADROOM bytes, then the data */
@@ -129,7 +125,7 @@ struct bstream_reader {
 	uint64_t reg_size;	/* its size as last seen by fstat */
 	bool seeked;		/* bstream_reader_seek() was used on this input */
 	size_t next_read;	/* size of the next read(2) when reading sparsely */
-	uint64_t advised_to;	/* file offset up to which WILLNEED was given */
+	struct prefetch prefetch;	/* read-ahead advice while passing over data */
 	bool eof;
 	/* Read-ahead (fd mode, see fill_ra()) */
 	struct readahead *ra;	/* allocated once, kept for the next input */
@@ -458,7 +454,7 @@ static void reset_input(struct bstream_reader *r)
 	r->seeked = false;
 	r->regular = false;
 	r->reg_size = 0;
-	r->advised_to = 0;
+	memset(&r->prefetch, 0, sizeof(r->prefetch));
 }
 
 /* The rest of the page at input offset at, at least SPARSE_MIN_READ bytes. */
@@ -781,6 +777,22 @@ static size_t read_size(struct bstream_reader *r, size_t need)
 	n = r->next_read > missing ? r->next_read : missing;
 	r->next_read = r->next_read < r->cap / 2 ? r->next_read * 2 : r->cap;
 	return n < room ? n : room;
+}
+
+/*
+ * Ask the kernel for the ranges (a hint: a failure changes nothing but
+ * the speed).  One POSIX_FADV_WILLNEED reads at most the device's
+ * read-ahead size (as little as 128 KiB), so windows go in pieces.
+ */
+static void advise(struct bstream_reader *r, const struct prefetch_range *rg, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (uint64_t o = 0; o < rg[i].len; o += ADVISE_CHUNK) {
+			uint64_t len = rg[i].len - o < ADVISE_CHUNK ? rg[i].len - o : ADVISE_CHUNK;
+
+			posix_fadvise(r->fd, r->fd_start + (off_t)(rg[i].off + o), (off_t)len,
+				      POSIX_FADV_WILLNEED);
+		}
 }
 
 static ssize_t fill(struct bstream_reader *r, size_t need)
@@ -1253,17 +1265,23 @@ static int parse_prefix(struct bstream_reader *r, const uint8_t *raw,
 }
 
 /*
- * Ask for the file ahead of off (a hint: a failure changes nothing but
- * the speed).
+ * Ask for what comes after the command at off that is passed over (head:
+ * the bytes read of it, up to its DATA), and size the read after the
+ * seek: the rest of the page, and the next one too if the rest is short.
+ * Where the next header is predicted, short means shorter than this
+ * head, so that the read stays in the pages asked for; elsewhere, under
+ * SPARSE_MIN_READ bytes.
  */
-static void advise_ahead(struct bstream_reader *r, uint64_t off)
+static void advise_passed(struct bstream_reader *r, uint64_t off, size_t total, size_t head)
 {
-	uint64_t from = off > r->advised_to ? off : r->advised_to;
+	struct prefetch_range rg[PREFETCH_MAX_RANGES];
+	size_t rest;
 
-	if (off + SKIP_ADVISE_WINDOW / 2 < r->advised_to)
-		return;
-	posix_fadvise(r->fd, (off_t)from, SKIP_ADVISE_WINDOW, POSIX_FADV_WILLNEED);
-	r->advised_to = from + SKIP_ADVISE_WINDOW;
+	advise(r, rg, prefetch_passed(&r->prefetch, off, total, head, rg));
+	rest = SPARSE_PAGE - (size_t)((r->fd_start + off + total) % SPARSE_PAGE);
+	if (rest < (r->prefetch.period ? head : SPARSE_MIN_READ))
+		rest += SPARSE_PAGE;
+	r->next_read = rest;
 }
 
 /*
@@ -1272,7 +1290,7 @@ static void advise_ahead(struct bstream_reader *r, uint64_t off)
  * the file is too short to hold it (the usual path reports the
  * truncation), or an error.
  */
-static int pass_over(struct bstream_reader *r, size_t total)
+static int pass_over(struct bstream_reader *r, size_t total, size_t head)
 {
 	uint64_t target = r->base_off + r->pos + total;
 	struct stat st;
@@ -1291,12 +1309,11 @@ static int pass_over(struct bstream_reader *r, size_t total)
 	if (lseek(r->fd, r->fd_start + (off_t)target, SEEK_SET) == (off_t)-1)
 		return fail(r, BSTREAM_E_IO, false, "cannot seek to offset %" PRIu64 ": %s",
 			    target, strerror(errno));
-	advise_ahead(r, r->fd_start + target);
 	/* Nothing buffered is wanted any more; the next read lands at end. */
 	r->base_off = target - r->end;
 	r->pos = r->end;
 	r->eof = false;
-	r->next_read = page_rest(r, target);
+	advise_passed(r, target - total, total, head);
 	return 0;
 }
 
@@ -1336,7 +1353,7 @@ static int try_skip(struct bstream_reader *r, uint32_t len)
 		clear_cmd(c);
 		return 0;
 	}
-	ret = pass_over(r, total);
+	ret = pass_over(r, total, BSTREAM_CMD_HDR_LEN + at);
 	if (ret) {
 		clear_cmd(c);
 		return ret < 0 ? ret : 0;

@@ -158,6 +158,58 @@ static size_t make_stream(uint8_t *buf, size_t cap, uint64_t seed, int ncmds)
 	return len;
 }
 
+/*
+ * Files as the kernel sends them: runs of WRITEs of one length (48 KiB)
+ * each ended by a shorter one, then a command that is read whole.
+ */
+static size_t make_run_stream(uint8_t *buf, size_t cap)
+{
+	struct bstream_writer *w = bstream_writer_new();
+	uint8_t uuid[16] = { 4, 5, 6 };
+	size_t len;
+
+	bstream_writer_set_buf(w, buf, cap);
+	bstream_write_header(w, 1);
+	bstream_cmd_begin(w, BTRFS_SEND_C_SUBVOL);
+	S(PATH, "vol");
+	bstream_put_uuid(w, BTRFS_SEND_A_UUID, uuid);
+	Q(CTRANSID, 7);
+	bstream_cmd_end(w, NULL);
+	for (int f = 0; f < 6; f++) {
+		char path[32];
+		int writes = 40 + f * 37;
+
+		snprintf(path, sizeof(path), "o%d-7-0", 257 + f);
+		bstream_cmd_begin(w, BTRFS_SEND_C_MKFILE);
+		S(PATH, path);
+		Q(INO, 257 + f);
+		bstream_cmd_end(w, NULL);
+		for (int i = 0; i <= writes; i++) {
+			size_t n = i < writes ? 49152 : 1 + rnd() % 49151;
+
+			bstream_cmd_begin(w, BTRFS_SEND_C_WRITE);
+			S(PATH, path);
+			Q(FILE_OFFSET, (uint64_t)i * 49152);
+			bstream_put_data(w, pool + rnd() % (sizeof(pool) - n), n);
+			bstream_cmd_end(w, NULL);
+		}
+		bstream_cmd_begin(w, BTRFS_SEND_C_CHOWN);
+		S(PATH, path);
+		Q(UID, f);
+		Q(GID, f);
+		bstream_cmd_end(w, NULL);
+	}
+	bstream_cmd_begin(w, BTRFS_SEND_C_END);
+	bstream_cmd_end(w, NULL);
+	len = bstream_writer_offset(w);
+	if (bstream_writer_errcode(w)) {
+		fprintf(stderr, "writer: %s\n", bstream_writer_errmsg(w));
+		len = 0;
+	}
+	bstream_writer_free(w);
+	return len;
+}
+
 /* ---------------------------------------------------------------------- */
 /* What a reader hands out                                                 */
 
@@ -432,6 +484,44 @@ static void test_not_read(void)
 	free(buf);
 }
 
+/*
+ * Runs of equal WRITEs (where the reader predicts the next headers): a
+ * filtering reader of a file hands out what a full read does, the data
+ * it was asked for intact, and reads none of the data it skips.
+ */
+static void test_runs(void)
+{
+	size_t cap = 64 << 20, len;
+	uint8_t *buf = malloc(cap);
+	struct log full = { .cap = MAXCMDS }, part = { .cap = MAXCMDS };
+	char msg[512];
+	int ret;
+
+	full.v = calloc(MAXCMDS, sizeof(*full.v));
+	part.v = calloc(MAXCMDS, sizeof(*part.v));
+	len = make_run_stream(buf, cap);
+	ret = read_via(IN_MEM, buf, len, 0, false, &full, msg, sizeof(msg));
+	ok(ret == 0 && len, "runs of equal WRITEs: %zu commands, %zu bytes, read whole (%s)",
+	   full.n, len, msg);
+	for (unsigned int decline = 0; decline <= 5; decline += 5) {
+		const char *why = "";
+		uint64_t before = rchar(), after;
+
+		part.decline = decline;
+		ret = read_via(IN_FILE, buf, len, 0, true, &part, msg, sizeof(msg));
+		after = rchar();
+		ok(ret == 0 && same(&full, &part, &why),
+		   "runs of equal WRITEs, file, %s: the commands of a full read, data where "
+		   "wanted %s%s", decline ? "one command in 5 wanted" : "no data wanted", why, msg);
+		if (!decline)
+			ok(after - before < len / 8, "runs of equal WRITEs, no data wanted: "
+			   "%" PRIu64 " of %zu bytes read", after - before, len);
+	}
+	free(full.v);
+	free(part.v);
+	free(buf);
+}
+
 /* The first command of l at or after index from with cmd and long data. */
 static const struct seen *find_write(const struct log *l, size_t from)
 {
@@ -696,6 +786,7 @@ int main(void)
 		pool[i] = (uint8_t)rnd();
 	test_random_streams();
 	test_not_read();
+	test_runs();
 	test_corrupt();
 	test_truncated();
 	test_seek();
