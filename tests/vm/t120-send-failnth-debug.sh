@@ -1,7 +1,8 @@
 #!/bin/bash
 # Systematic allocation failure in the send ioctl, on the debug kernel
 # (KASAN, lockdep, kmemleak, fail-nth): full, incremental, with a clone
-# source and v2 compressed, one boot each (tests/vm/guest/send-failnth.sh).
+# source, v2 compressed and a full send resumed by the kernel at a point,
+# one boot each (tests/vm/guest/send-failnth.sh).
 # Hours under TCG: run by make check-debug, never by make check.
 # FAILNTH_MODES="full ..." picks modes; FAILNTH_FROM=N resumes the first.
 # Per-mode results are kept in build/debug-kernel/failnth/.
@@ -22,7 +23,7 @@ cc -O2 -Wall -o "$top/build/tests/send-ioctl" "$top/tests/vm/guest/send-ioctl.c"
 }
 . "$top/tests/vm/lib-guest.sh"
 from=${FAILNTH_FROM:-1}
-for mode in ${FAILNTH_MODES:-full incremental clone compressed}; do
+for mode in ${FAILNTH_MODES:-full incremental clone compressed resume}; do
 	start=$SECONDS
 	tap_sub "$top/tests/vm/run" --module ours --disks 1 --mem 2048 --timeout 3600 \
 		--out "$top/build/debug-kernel/failnth" -- \

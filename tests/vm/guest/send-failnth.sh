@@ -7,7 +7,8 @@
 # run may hold nothing but the injection's own report; kmemleak finds no leak;
 # the snapshots stay deletable and the filesystem unmountable.
 #
-# FAILNTH_MODE: full | incremental | clone | compressed (one mode per boot)
+# FAILNTH_MODE: full | incremental | clone | compressed | resume (one mode
+# per boot; resume: a full send started by the kernel at a resume point)
 # FAILNTH_FROM: first N (default 1), to resume a long run
 # FAILNTH_BATCH: runs per send-ioctl process between kernel log checks
 # SEND_IOCTL: the send-ioctl helper.  Results: $VM_OUT/failnth-MODE.*
@@ -15,6 +16,7 @@
 . "$VM_TOP/tests/vm/guest/send-incremental-lib.sh"
 
 H=${SEND_IOCTL:?}
+BSTREAM=$VM_TOP/build/bin/btrfs-stream
 mode=${FAILNTH_MODE:?}
 from=${FAILNTH_FROM:-1}
 batch=${FAILNTH_BATCH:-25}
@@ -79,6 +81,23 @@ make_clones() {
 
 rootid() { btrfs inspect-internal rootid "$1"; }
 
+# resume_point: "K,O,M" of a point about 60% into A's full stream, from the
+# token of a receive --resumable cut there (send-ioctl -r takes the index,
+# offset and metadata checksum; the prefix checksum is only echoed).
+resume_point() {
+	local full=/tmp/failnth-full.stream tok k o m
+	"$H" -o $full $M/A | grep -qx errno=0 || return 1
+	mkdir -p $M/partial
+	head -c $(($(stat -c %s $full) * 6 / 10)) $full |
+		"$BSTREAM" receive -q --resumable $M/partial 2> /dev/null
+	tok=$("$BSTREAM" receive --resume-token $M/partial/A) || return 1
+	k=${tok##*,index=}; k=${k%%,*}
+	o=${tok##*,offset=}; o=${o%%,*}
+	m=${tok##*,meta=}; m=${m%%,*}
+	[ -n "$k" ] && [ -n "$o" ] && [ -n "$m" ] || return 1
+	echo "$k,$o,$m"
+}
+
 # send_args: the helper's arguments and snapshot for this mode.
 send_args() {
 	case $mode in
@@ -86,6 +105,7 @@ send_args() {
 	incremental) echo "-p $(rootid $M/A) $M/B" ;;
 	clone) echo "-c $(rootid $M/A) $M/C" ;;
 	compressed) echo "-v 2 -f 0x10 $M/A" ;;
+	resume) local pt; pt=$(resume_point) && echo "-f 0x20 -r $pt $M/A" ;;
 	*) return 1 ;;
 	esac
 }
@@ -193,7 +213,7 @@ summary() {
 }
 
 strictly "populate" populate
-args=$(send_args) || die "unknown mode '$mode'"
+args=$(send_args) || die "no send arguments for mode '$mode'"
 check "reference stream ($mode)" sh -c "'$H' -o $res.ref $args | grep -qx errno=0"
 check "fault injection set up" setup_injection
 # One send with N past its end counts its allocations (the first send after
