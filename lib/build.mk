@@ -43,33 +43,33 @@ userspace: $(LIBBSTREAM)
 userspace: $(B)/asan/bin/btrfs-stream
 UNIT_TESTS += tests/unit/stream-dump.t tests/unit/stream-kernel-fixtures.t tests/unit/stream-readahead.t
 
-$(B)/tests/unit/test-stream: tests/unit/lib/test-stream.c $(LIBBSTREAM) $(LIB_HDRS)
+$(B)/tests/unit/test-stream: tests/unit/lib/test-stream.c $(LIBBSTREAM) $(LIB_HDRS) tests/unit/lib/tap.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ilib/include -o $@ $< $(LIBBSTREAM) $(LDLIBS)
 
-$(B)/tests/unit/test-stream-asan: tests/unit/lib/test-stream.c $(LIBBSTREAM_ASAN) $(LIB_HDRS)
+$(B)/tests/unit/test-stream-asan: tests/unit/lib/test-stream.c $(LIBBSTREAM_ASAN) $(LIB_HDRS) tests/unit/lib/tap.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Ilib/include -o $@ $< $(LIBBSTREAM_ASAN) $(LDLIBS)
 
 UNIT_TESTS += $(B)/tests/unit/test-stream $(B)/tests/unit/test-stream-asan
 
 # The data filter and seeking (bstream_reader_set_data_filter(), _seek()).
-$(B)/tests/unit/test-skip: tests/unit/lib/test-skip.c $(LIBBSTREAM) $(LIB_HDRS)
+$(B)/tests/unit/test-skip: tests/unit/lib/test-skip.c $(LIBBSTREAM) $(LIB_HDRS) tests/unit/lib/tap.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ilib/include -o $@ $< $(LIBBSTREAM) $(LDLIBS)
 
-$(B)/tests/unit/test-skip-asan: tests/unit/lib/test-skip.c $(LIBBSTREAM_ASAN) $(LIB_HDRS)
+$(B)/tests/unit/test-skip-asan: tests/unit/lib/test-skip.c $(LIBBSTREAM_ASAN) $(LIB_HDRS) tests/unit/lib/tap.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Ilib/include -o $@ $< $(LIBBSTREAM_ASAN) $(LDLIBS)
 
 UNIT_TESTS += $(B)/tests/unit/test-skip $(B)/tests/unit/test-skip-asan
 
 # The read-ahead advice while passing over data (lib/src/prefetch.c, internal).
-$(B)/tests/unit/test-prefetch: tests/unit/lib/test-prefetch.c $(LIBBSTREAM) lib/src/prefetch.h
+$(B)/tests/unit/test-prefetch: tests/unit/lib/test-prefetch.c $(LIBBSTREAM) lib/src/prefetch.h tests/unit/lib/tap.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Ilib/src -o $@ $< $(LIBBSTREAM) $(LDLIBS)
 
-$(B)/tests/unit/test-prefetch-asan: tests/unit/lib/test-prefetch.c $(LIBBSTREAM_ASAN) lib/src/prefetch.h
+$(B)/tests/unit/test-prefetch-asan: tests/unit/lib/test-prefetch.c $(LIBBSTREAM_ASAN) lib/src/prefetch.h tests/unit/lib/tap.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Ilib/src -o $@ $< $(LIBBSTREAM_ASAN) $(LDLIBS)
 

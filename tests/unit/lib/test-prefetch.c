@@ -18,22 +18,7 @@
 #include <string.h>
 #include "prefetch.h"
 
-static int test_no, test_failed;
-
-__attribute__((format(printf, 2, 3)))
-static bool ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		test_failed++;
-	return cond;
-}
+#include "tap.h"
 
 /* One command of a layout: where it is, how long, what is read of it. */
 struct cmd {

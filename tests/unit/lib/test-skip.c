@@ -22,22 +22,7 @@
 #include <unistd.h>
 #include <btrfs-stream/stream.h>
 
-static int test_no, test_failed;
-
-__attribute__((format(printf, 2, 3)))
-static bool ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		test_failed++;
-	return cond;
-}
+#include "tap.h"
 
 /* splitmix64: every random choice comes from the seed. */
 static uint64_t rng;

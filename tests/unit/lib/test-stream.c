@@ -27,22 +27,7 @@
 #define UNDER_ASAN 0
 #endif
 
-static int test_no, test_failed;
-
-__attribute__((format(printf, 2, 3)))
-static bool ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++test_no);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!cond)
-		test_failed++;
-	return cond;
-}
+#include "tap.h"
 
 static uint64_t rng = 88172645463325252ull;
 
