@@ -85,12 +85,24 @@ static void put_v1_data_not_last(struct bstream_writer *w, const char *path)
 	bstream_cmd_end(w, NULL);
 }
 
+/* The stream's length once w is freed, 0 if writing it failed. */
+static size_t writer_done(struct bstream_writer *w)
+{
+	size_t len = bstream_writer_offset(w);
+
+	if (bstream_writer_errcode(w)) {
+		fprintf(stderr, "writer: %s\n", bstream_writer_errmsg(w));
+		len = 0;
+	}
+	bstream_writer_free(w);
+	return len;
+}
+
 /* Substreams of random versions with random commands; its length. */
 static size_t make_stream(uint8_t *buf, size_t cap, uint64_t seed, int ncmds)
 {
 	struct bstream_writer *w = bstream_writer_new();
 	uint8_t uuid[16] = { 1, 2, 3 };
-	size_t len;
 
 	rng = seed;
 	bstream_writer_set_buf(w, buf, cap);
@@ -134,13 +146,7 @@ static size_t make_stream(uint8_t *buf, size_t cap, uint64_t seed, int ncmds)
 		bstream_cmd_begin(w, BTRFS_SEND_C_END);
 		bstream_cmd_end(w, NULL);
 	}
-	len = bstream_writer_offset(w);
-	if (bstream_writer_errcode(w)) {
-		fprintf(stderr, "writer: %s\n", bstream_writer_errmsg(w));
-		len = 0;
-	}
-	bstream_writer_free(w);
-	return len;
+	return writer_done(w);
 }
 
 /*
@@ -151,7 +157,6 @@ static size_t make_run_stream(uint8_t *buf, size_t cap)
 {
 	struct bstream_writer *w = bstream_writer_new();
 	uint8_t uuid[16] = { 4, 5, 6 };
-	size_t len;
 
 	bstream_writer_set_buf(w, buf, cap);
 	bstream_write_header(w, 1);
@@ -186,13 +191,7 @@ static size_t make_run_stream(uint8_t *buf, size_t cap)
 	}
 	bstream_cmd_begin(w, BTRFS_SEND_C_END);
 	bstream_cmd_end(w, NULL);
-	len = bstream_writer_offset(w);
-	if (bstream_writer_errcode(w)) {
-		fprintf(stderr, "writer: %s\n", bstream_writer_errmsg(w));
-		len = 0;
-	}
-	bstream_writer_free(w);
-	return len;
+	return writer_done(w);
 }
 
 /* ---------------------------------------------------------------------- */
