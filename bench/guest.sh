@@ -153,7 +153,7 @@ if [ -n "$comp_dev" ]; then
 	btrfs filesystem defragment -r -f -czstd $B/comp || fail "W1Z: defragment -czstd"
 	sync
 	set -- $(extent_stats "$comp_dev")
-	echo "W1Z note: source after defragment -czstd: $1 of $2 file extents compressed (dump-tree -t 5), holding $3 MiB of file data in $4 MiB ($(awk -v a="$3" -v b="$4" 'BEGIN { printf "%.2f", b > 0 ? a / b : 0 }')x)" >> "$VM_OUT/facts.txt"
+	echo "W1Z note: source after defragment -czstd: $1 of $2 file extents compressed (dump-tree -t 5), holding $3 MiB of file data in $4 MiB ($(awk -v a="$3" -v b="$4" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')x)" >> "$VM_OUT/facts.txt"
 	log "W1Z: $1 of $2 extents compressed, $3 MiB in $4 MiB"
 	[ "${2:-0}" -gt 0 ] && [ $(($1 * 10)) -ge $(($2 * 9)) ] ||
 		fail "W1Z: fewer than 90% of the source's file extents are compressed ($1 of $2)"
