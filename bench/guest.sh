@@ -1,7 +1,10 @@
 #!/bin/bash
 # Guest side of `make bench`.  Disks: vdb scratch, vdc large files, vdd small
 # files, vde one file to reflink, vdf made ext4 afresh for each W9 run, vdg
-# a tar archive of the small files (made with the image from the same tree).
+# a tar archive of the small files (made with the image from the same tree);
+# after them, only where bench/run attached them (their workloads wanted),
+# $BENCH_COMP_DEV W1Z's compressible files and $BENCH_HUGE_DEV W2M's
+# $BENCH_HUGE_FILES small files.
 # Writes $VM_OUT/results.tsv with one line per timed run: workload, implementation, pair, seconds, bytes, slab KiB delta.
 set -u
 . "$VM_TOP/tests/vm/lib-guest.sh"
@@ -10,10 +13,12 @@ B=/tmp/b
 res=$VM_OUT/results.tsv
 : > "$res"
 bs=${BENCH_BS:-$VM_TOP/build/bin/btrfs-stream}
-# BENCH_ONLY picks workloads (W1 ... W11; W6 is the receives of the W1, W2
-# and W4 streams, W6R that of 50k file renames), so a run that cannot fit
-# in one sitting can be done in parts.
-only=" ${BENCH_ONLY:-W1 W2 W3 W4 W5 W6 W6R W6C W7 W8 W9 W10 W11} "
+# BENCH_ONLY picks workloads (W1 ... W11; W6 is the receives of the W1,
+# W1Z, W2 and W4 streams, W6-W1Z that of W1Z's alone, W6R that of 50k file
+# renames), so a run that cannot fit in one sitting can be done in parts.
+# W2M (a million files) comes last of the kernel figures: it takes longest.
+only=" ${BENCH_ONLY:-W1 W1Z W2 W3 W4 W5 W2M W6 W6R W6C W7 W8 W9 W10 W11} "
+comp_dev=${BENCH_COMP_DEV:-} huge_dev=${BENCH_HUGE_DEV:-}
 want() { case "$only" in *" $1 "*) return 0 ;; esac; return 1; }
 want_any() {
 	local w
@@ -22,11 +27,13 @@ want_any() {
 }
 
 mounts() {
-	mkdir -p $B/scratch $B/large $B/small $B/shared
+	mkdir -p $B/scratch $B/large $B/small $B/shared $B/comp $B/huge
 	mount /dev/vdb $B/scratch && mount /dev/vdc $B/large &&
-		mount /dev/vdd $B/small && mount /dev/vde $B/shared
+		mount /dev/vdd $B/small && mount /dev/vde $B/shared &&
+		{ [ -z "$comp_dev" ] || mount /dev/$comp_dev $B/comp; } &&
+		{ [ -z "$huge_dev" ] || mount /dev/$huge_dev $B/huge; }
 }
-umounts() { umount $B/scratch $B/large $B/small $B/shared 2>/dev/null; }
+umounts() { umount $B/scratch $B/large $B/small $B/shared $B/comp $B/huge 2>/dev/null; }
 now() { date +%s.%N; }
 slab() { awk '/^Slab:/ { print $2 }' /proc/meminfo; }
 # Progress also goes to the results directory, which outlives the VM.
@@ -95,6 +102,9 @@ mounts || die "mount"
 	fi
 	echo "btrfs-progs: $(btrfs --version)"
 	echo "small files: $(find $B/small -type f | wc -l), large data: $(du -sm $B/large | cut -f1) MiB"
+	# Not counted here: walking a million files costs minutes of emulation.
+	[ -z "$huge_dev" ] || echo "W2M files: ${BENCH_HUGE_FILES:-} (as made on the host)"
+	[ -z "$comp_dev" ] || echo "compressible data: $(du -sm --apparent-size $B/comp | cut -f1) MiB"
 	echo "pairs: $pairs"
 	echo "workloads:$only"
 } > "$VM_OUT/facts.txt"
@@ -121,6 +131,42 @@ for name in os.listdir(d):
     os.rename(os.path.join(d, name), os.path.join(d, "r" + name[1:]))
 PY
 	btrfs -q subvolume snapshot -r $B/small $B/small/R2
+fi
+# W1Z: the compressible files compressed where they lie (mkfs --rootdir
+# wrote them plain; defragment -c rewrites every extent compressed, -f
+# writes it out), then checked on the extent items of the FS tree: the
+# count of compressed file extents and the bytes they hold and take.
+# extent_stats DEV: "compressed of all file extents, MiB in them, MiB on
+# disk" over the regular file extents of DEV's top-level subvolume.
+extent_stats() {
+	btrfs inspect-internal dump-tree -t 5 "/dev/$1" | awk '
+		/ EXTENT_DATA / { item = 1; next }
+		item && /extent data disk byte/ { disk = $(NF - 2) == 0 ? -1 : $NF; next }
+		item && /extent data offset/ { ram = $NF; next }
+		item && /extent compression/ {
+			if (disk >= 0) { all++; if ($3 != 0) { c++; cram += ram; cdisk += disk } }
+			item = 0 }
+		END { printf "%d %d %.1f %.1f\n", c, all, cram / 1048576, cdisk / 1048576 }'
+}
+if [ -n "$comp_dev" ]; then
+	log "W1Z: compressing the source files (defragment -czstd)"
+	btrfs filesystem defragment -r -f -czstd $B/comp || fail "W1Z: defragment -czstd"
+	sync
+	set -- $(extent_stats "$comp_dev")
+	echo "W1Z note: source after defragment -czstd: $1 of $2 file extents compressed (dump-tree -t 5), holding $3 MiB of file data in $4 MiB ($(awk -v a="$3" -v b="$4" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }')x)" >> "$VM_OUT/facts.txt"
+	log "W1Z: $1 of $2 extents compressed, $3 MiB in $4 MiB"
+	[ "${2:-0}" -gt 0 ] && [ $(($1 * 10)) -ge $(($2 * 9)) ] ||
+		fail "W1Z: fewer than 90% of the source's file extents are compressed ($1 of $2)"
+	set --
+	btrfs -q subvolume snapshot -r $B/comp $B/comp/snap
+elif want_any W1Z W6-W1Z; then
+	fail "W1Z: no compressible image attached"
+fi
+# W2M: W2's tree at 5x.
+if [ -n "$huge_dev" ]; then
+	btrfs -q subvolume snapshot -r $B/huge $B/huge/A
+elif want W2M; then
+	fail "W2M: no image of its tree attached"
 fi
 # W5: 1000 files sharing one extent set.
 if want W5; then
@@ -179,6 +225,15 @@ for w in $only; do
 	W1) kernel_figure W1 "full send of the large files" \
 		"btrfs -q send $B/large/snap > /dev/null"
 		limit_figure W1 "cat $B/large/snap/large* > /dev/null" ;;
+	W1Z) [ -n "$comp_dev" ] || continue
+		kernel_figure W1Z "full send --compressed-data of the compressed files" \
+		"btrfs -q send --compressed-data $B/comp/snap > /dev/null"
+		# cat decompresses: the floor of reading the data, not the extents.
+		limit_figure W1Z "cat $B/comp/snap/comp* > /dev/null" ;;
+	W2M) [ -n "$huge_dev" ] || continue
+		kernel_figure W2M "full send of W2's tree at 5x" \
+		"btrfs -q send $B/huge/A > /dev/null"
+		limit_figure W2M "set -o pipefail; tar -cf - -C $B/huge/A . | cat > /dev/null" ;;
 	W2) kernel_figure W2 "full send of the small files" \
 		"btrfs -q send $B/small/A > /dev/null"
 		# Through a pipe: GNU tar does not read the files when the
@@ -227,6 +282,13 @@ if want W6 || want W6R; then
 	send -p $B/small/B -f $B/scratch/W4.stream $B/small/R
 fi
 want W6R && send -p $B/small/R -f $B/scratch/W4R.stream $B/small/R2
+# W6-W1Z's: a v2 stream whose WRITEs of the compressed files are encoded
+# (the compressed extents as they are on disk).
+if want_any W6 W6-W1Z && [ -n "$comp_dev" ]; then
+	log "compressed-data stream for W6-W1Z, by the stock module"
+	send --compressed-data -f $B/scratch/W1Z.stream $B/comp/snap || fail "W1Z stream"
+	echo "W6-W1Z note: stream (btrfs send --compressed-data, stock module) $(stat -c %s $B/scratch/W1Z.stream) bytes for $(find $B/comp/snap -type f -printf '%s\n' | awk '{ s += $1 } END { print s }') bytes of file data" >> "$VM_OUT/facts.txt"
+fi
 
 # W6: receive the same stream with ours and with btrfs-progs, into a
 # directory emptied before each run.  W4's parents are received once.
@@ -256,7 +318,31 @@ receive_workload() {
 	done
 	empty_dest "$dir" "$name"
 }
-if ! want W6 && ! want W6R; then
+# encoded_extents DIR: "encoded of all extents" of DIR's files (filefrag -v).
+encoded_extents() {
+	find "$1" -type f -exec filefrag -v {} + | awk '
+		$1 ~ /^[0-9]+:$/ { all++; if ($NF ~ /encoded/) c++ }
+		END { print c + 0, all + 0 }'
+}
+# w1z_receive_check: once, untimed, after the pairs: our receive of the
+# compressed-data stream gives the source's tree and keeps the extents
+# compressed (encoded writes, not decompressed and written plain).
+w1z_receive_check() {
+	local n
+	empty_dest $B/scratch/full snap
+	"$bs" receive -q -f $B/scratch/W1Z.stream $B/scratch/full && sync || { fail "W6-W1Z: check receive"; return; }
+	if "$VM_TOP/build/bin/treecmp" $B/comp/snap $B/scratch/full/snap > $B/treecmp.out 2>&1; then
+		n="equals the source by treecmp"
+	else
+		n="differs from the source, first: $(head -n 3 $B/treecmp.out | tr '\n' ';')"
+		fail "W6-W1Z: our received tree differs from the source"
+	fi
+	set -- $(encoded_extents $B/scratch/full/snap)
+	echo "W6-W1Z note: our received tree $n; $1 of its $2 extents compressed (filefrag -v: encoded)" >> "$VM_OUT/facts.txt"
+	[ $(($1 * 10)) -ge $(($2 * 9)) ] || fail "W6-W1Z: fewer than 90% of our received extents are compressed ($1 of $2)"
+	empty_dest $B/scratch/full snap
+}
+if ! want_any W6 W6R W6-W1Z; then
 	:
 elif "$bs" receive --help > /dev/null 2>&1; then
 	mkdir -p $B/scratch/full $B/scratch/incr
@@ -271,9 +357,18 @@ elif "$bs" receive --help > /dev/null 2>&1; then
 		rm -f $B/scratch/W1.tar
 		receive_workload W2 $B/scratch/full A $B/scratch/W2.tar
 	fi
-	log "parents of the incremental streams, received by btrfs-progs"
-	btrfs -q receive -f $B/scratch/W2.stream $B/scratch/incr
-	btrfs -q receive -f $B/scratch/W3.stream $B/scratch/incr
+	if want_any W6 W6-W1Z && [ -f $B/scratch/W1Z.stream ]; then
+		[ "${BENCH_LIMITS:-1}" = 0 ] || tar -cf $B/scratch/W1Z.tar -C $B/comp/snap . ||
+			die "tar archive of the W1Z files"
+		receive_workload W1Z $B/scratch/full snap $B/scratch/W1Z.tar
+		rm -f $B/scratch/W1Z.tar
+		w1z_receive_check
+	fi
+	if want_any W6 W6R; then
+		log "parents of the incremental streams, received by btrfs-progs"
+		btrfs -q receive -f $B/scratch/W2.stream $B/scratch/incr
+		btrfs -q receive -f $B/scratch/W3.stream $B/scratch/incr
+	fi
 	want W6 && receive_workload W4 $B/scratch/incr R
 	if want W6R; then
 		btrfs -q receive -f $B/scratch/W4.stream $B/scratch/incr
