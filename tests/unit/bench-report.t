@@ -27,6 +27,15 @@ run_results() {
 	done
 }
 
+# limit_results DIR NAME W SECS: that run also timed W's limit at SECS
+# seconds in each of its 5 pairs.
+limit_results() {
+	local p
+	for p in 1 2 3 4 5; do
+		printf '%s\tlimit\t%d\t%s\t\t0\t\n' "$3" "$p" "$4" >> "$1/$2/results.tsv"
+	done
+}
+
 report() { python3 "$top/bench/report.py" "$@"; }
 row() { grep "^| $1 |" "$2"; }
 
@@ -78,11 +87,8 @@ check "W11 notes are carried over" "cmp -s $T/r.md $T/r2.md"
 # ours / limit per pair for the rows that have it, "-" for the others,
 # carried rows included.
 check "no limit column without limit figures" "! grep -q 'ours / limit' $T/a.md"
-mkdir -p "$T/l"
 run_results "$T/l" 20260104-000000 W2 40 80
-for p in 1 2 3 4 5; do
-	printf 'W2\tlimit\t%d\t10\t\t0\t\n' "$p" >> "$T/l/20260104-000000/results.tsv"
-done
+limit_results "$T/l" 20260104-000000 W2 10
 report "$T/l" cmd "$T/a.md" > "$T/l.md"
 check "limits do not count as the baseline" "row W2 $T/l.md | grep -q '| 40.00 (40.00-40.00) | 80.00 (80.00-80.00) | 2.00 (2.00-2.00) |'"
 check "ours / limit is our time over the limit's" "row W2 $T/l.md | grep -q '| >= 2.5 | no | 4.00 |\$'"
@@ -92,11 +98,8 @@ check "header and rule have the column" \
 check "the limit is described in the notes" \
 	"grep -q '^- W2 limit (tar -c of the same files through a pipe to /dev/null, cold): 10.00 (10.00-10.00) s\$' $T/l.md"
 # W1's own bound on the limit (issue 21: within 2x of cat).
-mkdir -p "$T/m"
 run_results "$T/m" 20260105-000000 W1 10 16
-for p in 1 2 3 4 5; do
-	printf 'W1\tlimit\t%d\t4\t\t0\t\n' "$p" >> "$T/m/20260105-000000/results.tsv"
-done
+limit_results "$T/m" 20260105-000000 W1 4
 report "$T/m" cmd "$T/l.md" > "$T/m.md"
 check "W1's ours / limit is judged against 2x" "row W1 $T/m.md | grep -q '| >= 1.5 | yes | 2.50 (goal <= 2.0: no) |\$'"
 mkdir -p "$T/empty"
