@@ -183,7 +183,14 @@ run_batches() {
 		# Read and clear: the injections' reports are checked here, not
 		# left for tests/vm/run's check of the whole log.
 		dmesg > /tmp/batch.log && dmesg -C
-		check_log /tmp/batch.log >> $res.sites || { echo "kernel log of runs $a-$b:"; return 1; }
+		# A report the check does not accept keeps the batch's whole log
+		# beside the results: the offending line alone rarely says whose
+		# stack it is.
+		check_log /tmp/batch.log >> $res.sites || {
+			cp /tmp/batch.log "$res.log-$a-$b"
+			echo "kernel log of runs $a-$b: $res.log-$a-$b"
+			return 1
+		}
 		[ $rc -le 1 ] || { echo "helper failed (exit $rc) in runs $a-$b"; return 1; }
 		grep -q ' differs$' /tmp/batch.runs && { grep ' differs$' /tmp/batch.runs; return 1; }
 		last=$(tail -n 1 /tmp/batch.runs)
