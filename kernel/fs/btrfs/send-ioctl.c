@@ -316,7 +316,7 @@ static void start_resume(struct send_ctx *sctx,
 	sctx->stream.resume = r;
 }
 
-static int send_run(struct send_ctx *sctx)
+static int send_emit_stream(struct send_ctx *sctx)
 {
 	struct btrfs_fs_info *fs_info = sctx->fs_info;
 	struct send_stream *s = &sctx->stream;
@@ -349,6 +349,15 @@ static int send_run(struct send_ctx *sctx)
 	if (ret)
 		return ret;
 	return send_resume_check_end(s);
+}
+
+static int send_run(struct send_ctx *sctx)
+{
+	int ret = send_emit_stream(sctx);
+	/* Commands built before an error go out too, as if not gathered. */
+	int flushed = send_stream_flush(&sctx->stream);
+
+	return ret ?: flushed;
 }
 
 static struct send_ctx *send_ctx_alloc(void)

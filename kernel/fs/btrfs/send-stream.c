@@ -2,10 +2,11 @@
 /*
  * Send stream encoding: every command is assembled in one buffer (header,
  * TLV attributes, optional file data), checksummed and written out whole,
- * so a command is never split across two writes of ours.  The exception
- * is file data bound for a pipe: it stays in its page cache pages, is
- * checksummed there and follows the rest of its command into the pipe by
- * reference (send-splice.c), which saves copying it twice.
+ * so a command is never split across two writes of ours.  Small commands
+ * are gathered and written together, up to SEND_BATCH_SIZE at a time.
+ * The exception is file data bound for a pipe: it stays in its page cache
+ * pages, is checksummed there and follows the rest of its command into the
+ * pipe by reference (send-splice.c), which saves copying it twice.
  */
 
 #include <linux/fs.h>
@@ -30,6 +31,8 @@ int send_stream_init(struct send_stream *s, struct file *out, u32 proto)
 	if (!s->buf)
 		return -ENOMEM;
 	s->pipe = send_splice_pipe(out);
+	/* Without it every command is written at once, which works too. */
+	s->batch = kvmalloc(SEND_BATCH_SIZE, GFP_KERNEL);
 	return 0;
 }
 
@@ -37,6 +40,8 @@ void send_stream_release(struct send_stream *s)
 {
 	kvfree(s->buf);
 	s->buf = NULL;
+	kvfree(s->batch);
+	s->batch = NULL;
 }
 
 /*
@@ -63,6 +68,41 @@ static int send_stream_write(struct send_stream *s, const void *data,
 	return 0;
 }
 
+/* Write the gathered commands, if any. */
+int send_stream_flush(struct send_stream *s)
+{
+	u32 len = s->batch_len;
+
+	if (!len)
+		return 0;
+	s->batch_len = 0;
+	return send_stream_write(s, s->batch, len);
+}
+
+/*
+ * Queue @len bytes of whole commands: small ones are gathered, anything
+ * else first writes what was gathered, so the stream keeps its order.
+ */
+static int send_stream_emit(struct send_stream *s, const void *data, u32 len)
+{
+	int ret;
+
+	if (s->batch && len <= SEND_BATCH_CMD_MAX) {
+		if (s->batch_len + len > SEND_BATCH_SIZE) {
+			ret = send_stream_flush(s);
+			if (ret)
+				return ret;
+		}
+		memcpy(s->batch + s->batch_len, data, len);
+		s->batch_len += len;
+		return 0;
+	}
+	ret = send_stream_flush(s);
+	if (ret)
+		return ret;
+	return send_stream_write(s, data, len);
+}
+
 static int write_header_version(struct send_stream *s, u32 version)
 {
 	struct btrfs_send_stream_header hdr;
@@ -74,7 +114,7 @@ static int write_header_version(struct send_stream *s, u32 version)
 		s->resume->meta = crc32c(0, &hdr, sizeof(hdr));
 		return 0;
 	}
-	return send_stream_write(s, &hdr, sizeof(hdr));
+	return send_stream_emit(s, &hdr, sizeof(hdr));
 }
 
 int send_stream_write_header(struct send_stream *s)
@@ -117,7 +157,7 @@ static int send_cmd_write(struct send_stream *s)
 	hdr->crc = 0;
 	hdr->crc = cpu_to_le32(crc32c(0, s->buf, len));
 	s->len = 0;
-	ret = send_stream_write(s, s->buf, len);
+	ret = send_stream_emit(s, s->buf, len);
 	if (ret)
 		return ret;
 	return send_check_interrupt();
@@ -382,7 +422,10 @@ int send_cmd_end_pages(struct send_stream *s, struct page **pages, u32 nr,
 	hdr->crc = cpu_to_le32(crc_pages(crc, pages, off, ref_len));
 	s->len = 0;
 	s->ref_len = 0;
-	ret = send_stream_write(s, s->buf, len);
+	/* The head, after whatever was gathered, then the data. */
+	ret = send_stream_emit(s, s->buf, len);
+	if (!ret)
+		ret = send_stream_flush(s);
 	if (ret)
 		goto put_pages;
 	ret = send_splice_pages(s, pages, nr, off, ref_len);

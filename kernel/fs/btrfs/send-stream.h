@@ -24,6 +24,15 @@ struct pipe_inode_info;
 #define SEND_V2_BUF_SIZE		ALIGN(SZ_16K + SZ_128K, PAGE_SIZE)
 /* Space kept for the attributes in front of file data. */
 #define SEND_DATA_HEADROOM		SZ_16K
+/*
+ * Small commands are gathered into one write of up to this many bytes: a
+ * write to a pipe wakes its reader, and a command per write costs a
+ * wakeup and often two context switches per command.  Larger commands
+ * (file data) are written directly, as copying them again would cost
+ * more than the write saves.
+ */
+#define SEND_BATCH_SIZE			SZ_64K
+#define SEND_BATCH_CMD_MAX		SZ_4K
 
 /*
  * A resumed send: the commands up to the resume point are measured, not
@@ -56,6 +65,9 @@ struct send_stream {
 	struct pipe_inode_info *pipe;
 	u64 bytes_written;
 	u32 data_off;		/* where the DATA bytes start in buf */
+	/* Whole commands not written yet; NULL: each is written at once. */
+	char *batch;
+	u32 batch_len;
 	/* Set until the resume point is reached; NULL for a plain send. */
 	struct send_resume *resume;
 };
@@ -73,6 +85,7 @@ static inline bool send_measuring(const struct send_stream *s)
 int send_stream_init(struct send_stream *s, struct file *out, u32 proto);
 void send_stream_release(struct send_stream *s);
 int send_stream_write_header(struct send_stream *s);
+int send_stream_flush(struct send_stream *s);
 int send_cmd_begin(struct send_stream *s, enum btrfs_send_cmd cmd);
 int send_cmd_end(struct send_stream *s);
 int send_put_attr(struct send_stream *s, enum btrfs_send_attr type,
