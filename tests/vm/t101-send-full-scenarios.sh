@@ -14,5 +14,5 @@ cc -O2 -Wall -o "$top/build/tests/send-ioctl" "$top/tests/vm/guest/send-ioctl.c"
 	exit 1
 }
 exec "$(dirname "$0")/run" --module ours --disks 3 --mem 3072 --timeout 1500 -- \
-	env SEND_IOCTL="$top/build/tests/send-ioctl" SEND_SCENARIOS="types empty sparse4g names hardlinks xattrs reflink clonesrc compressed fallocate fileattr nodata multi shared1000 longpath" \
+	env SEND_IOCTL="$top/build/tests/send-ioctl" SEND_SCENARIOS="types empty sparse4g names hardlinks xattrs reflink clonesrc compressed fallocate fileattr nodata multi shared1000 longpath orphannames" \
 	tests/vm/guest/send-full.sh

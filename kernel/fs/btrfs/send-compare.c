@@ -56,6 +56,25 @@ struct btrfs_path *send_alloc_path(void)
 	return path;
 }
 
+/*
+ * Search a commit root for a lookup that is done with the path before the
+ * caller drops fs_info->commit_root_sem, which it holds for reading.  No
+ * transaction commit can free the blocks of the commit roots meanwhile,
+ * so the leaf is used where it is: btrfs_search_slot() copies it for a
+ * path of send_alloc_path(), which the caller may keep past the commit.
+ */
+int send_search_held(struct btrfs_root *root, const struct btrfs_key *key,
+		     struct btrfs_path *path)
+{
+	int ret;
+
+	lockdep_assert_held_read(&root->fs_info->commit_root_sem);
+	path->need_commit_sem = 0;
+	ret = btrfs_search_slot(NULL, root, key, path, 0, 0);
+	path->need_commit_sem = 1;
+	return ret;
+}
+
 static int bound_cmp(const struct cmp_bound *a, const struct cmp_bound *b)
 {
 	if (a->end || b->end)

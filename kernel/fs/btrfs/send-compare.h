@@ -37,5 +37,7 @@ typedef int (*send_cmp_fn)(void *ctx, const struct send_cmp_item *item);
 int send_compare_trees(struct btrfs_root *left, struct btrfs_root *right,
 		       bool report_same, send_cmp_fn fn, void *ctx);
 struct btrfs_path *send_alloc_path(void);
+int send_search_held(struct btrfs_root *root, const struct btrfs_key *key,
+		     struct btrfs_path *path);
 
 #endif

@@ -557,7 +557,8 @@ static int extent_refs(struct send_ctx *sctx, const struct data_extent *ext,
 	path = send_alloc_path();
 	if (!path)
 		return -ENOMEM;
-	ret = btrfs_search_slot(NULL, extent_root, &key, path, 0, 0);
+	down_read(&sctx->fs_info->commit_root_sem);
+	ret = send_search_held(extent_root, &key, path);
 	if (ret > 0)
 		ret = -ENOENT;
 	if (!ret) {
@@ -565,6 +566,8 @@ static int extent_refs(struct send_ctx *sctx, const struct data_extent *ext,
 				    struct btrfs_extent_item);
 		*refs = btrfs_extent_refs(path->nodes[0], ei);
 	}
+	btrfs_release_path(path);
+	up_read(&sctx->fs_info->commit_root_sem);
 	btrfs_free_path(path);
 	return ret;
 }
@@ -583,6 +586,13 @@ static int plan_from_backrefs(struct send_ctx *sctx, struct clone_plan *plan)
 	if (ret)
 		return ret;
 	if (refs > BACKREF_MAX_REFS)
+		return 0;
+	/*
+	 * One reference is the item being sent.  Other roots hold it only by
+	 * sharing its leaf, so at the same inode and offset, where
+	 * plan_from_same_place() looked if it tried every root.
+	 */
+	if (refs == 1 && sctx->nr_clone_srcs < CLONE_SRCS_TRIED)
 		return 0;
 
 	bw = kzalloc(sizeof(*bw), GFP_KERNEL);

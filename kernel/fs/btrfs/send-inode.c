@@ -56,17 +56,20 @@ int send_lookup_inode(struct btrfs_root *root, u64 ino, struct send_inode *si)
 	path = send_alloc_path();
 	if (!path)
 		return -ENOMEM;
-	ret = btrfs_search_slot(NULL, root, &key, path, 0, 0);
+	down_read(&root->fs_info->commit_root_sem);
+	ret = send_search_held(root, &key, path);
 	if (ret > 0)
 		ret = -ENOENT;
-	if (!ret) {
+	if (!ret)
 		read_extent_buffer(path->nodes[0], &ii,
 				   btrfs_item_ptr_offset(path->nodes[0],
 							 path->slots[0]),
 				   sizeof(ii));
-		fill_inode(si, &ii);
-	}
+	btrfs_release_path(path);
+	up_read(&root->fs_info->commit_root_sem);
 	btrfs_free_path(path);
+	if (!ret)
+		fill_inode(si, &ii);
 	return ret;
 }
 
@@ -110,25 +113,28 @@ int send_utimes_at(struct send_ctx *sctx, const struct send_path *p,
 	return send_cmd_end(s);
 }
 
-/* Send the times of a directory whose entries changed on the receiver. */
+/*
+ * Send the times of a directory whose entries changed on the receiver.
+ * Usually the directory of the previous call again (a full send sends
+ * its times after each new entry), so the last one read is kept: the send
+ * root is read-only.
+ */
 int send_utimes(struct send_ctx *sctx, u64 ino, u64 gen)
 {
-	struct send_inode *si;
+	struct send_inode *si = sctx->dir_times;
 	int ret;
 
-	si = kzalloc(sizeof(*si), GFP_KERNEL);
-	if (!si)
-		return -ENOMEM;
-	ret = send_lookup_inode(sctx->send_root, ino, si);
-	if (ret)
-		goto out;
+	if (sctx->dir_times_ino != ino) {
+		sctx->dir_times_ino = 0;
+		ret = send_lookup_inode(sctx->send_root, ino, si);
+		if (ret)
+			return ret;
+		sctx->dir_times_ino = ino;
+	}
 	ret = send_cur_path(sctx, ino, gen, &sctx->path);
 	if (ret)
-		goto out;
-	ret = send_utimes_at(sctx, &sctx->path, si);
-out:
-	kfree(si);
-	return ret;
+		return ret;
+	return send_utimes_at(sctx, &sctx->path, si);
 }
 
 /* A symlink's target is its only (inline, uncompressed) extent. */

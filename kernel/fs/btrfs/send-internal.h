@@ -168,6 +168,12 @@ struct send_inode {
 struct send_extent_cache;
 struct send_names_pass;
 
+enum send_orphan_names {
+	SEND_ORPHAN_NAMES_UNKNOWN,
+	SEND_ORPHAN_NAMES_FREE,		/* no name like one: index 0 is free */
+	SEND_ORPHAN_NAMES_LOOKUP,
+};
+
 struct send_ctx {
 	struct btrfs_fs_info *fs_info;
 	struct btrfs_root *send_root;
@@ -187,6 +193,11 @@ struct send_ctx {
 	struct xarray early_dirs;
 	/* An orphan came or went in the top directory after its UTIMES. */
 	bool top_dir_dirty;
+	/* Whether orphan names must be looked up (send_orphan_path()). */
+	enum send_orphan_names orphan_names;
+	/* The directory whose times send_utimes() read last, 0 for none. */
+	u64 dir_times_ino;
+	struct send_inode *dir_times;
 
 	/*
 	 * Set while an incremental send changes names: where inodes are then

@@ -390,6 +390,9 @@ static int send_ctx_init(struct send_ctx *sctx)
 	ret = send_path_init(&sctx->orphan);
 	if (ret)
 		return ret;
+	sctx->dir_times = kzalloc(sizeof(*sctx->dir_times), GFP_KERNEL);
+	if (!sctx->dir_times)
+		return -ENOMEM;
 	return send_extent_cache_init(sctx);
 }
 
@@ -416,6 +419,7 @@ static void send_ctx_free(struct send_ctx *sctx)
 	send_path_free(&sctx->path);
 	send_path_free(&sctx->path_to);
 	send_path_free(&sctx->orphan);
+	kfree(sctx->dir_times);
 	kfree(sctx);
 }
 

@@ -8,6 +8,7 @@
  * a path only has to fit the 16 bit length of a stream attribute.
  */
 
+#include <linux/ctype.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include "ctree.h"
@@ -228,6 +229,77 @@ int send_walk_refs(const struct extent_buffer *leaf, int slot,
 }
 
 /*
+ * Whether the top directory of @root holds a name that starts like an
+ * orphan name, 'o' and a digit.
+ */
+static int top_dir_has_orphan_like_name(struct btrfs_root *root, bool *found)
+{
+	struct btrfs_key key = {
+		.objectid = BTRFS_FIRST_FREE_OBJECTID,
+		.type = BTRFS_DIR_INDEX_KEY,
+	};
+	struct btrfs_path *path;
+	int ret;
+
+	*found = false;
+	path = send_alloc_path();
+	if (!path)
+		return -ENOMEM;
+	ret = btrfs_search_slot(NULL, root, &key, path, 0, 0);
+	while (ret >= 0 && !*found) {
+		struct extent_buffer *leaf = path->nodes[0];
+		struct btrfs_dir_item *di;
+		char start[2];
+
+		if (path->slots[0] >= btrfs_header_nritems(leaf)) {
+			ret = btrfs_next_leaf(root, path);
+			if (ret)
+				break;
+			continue;
+		}
+		btrfs_item_key_to_cpu(leaf, &key, path->slots[0]);
+		if (key.objectid != BTRFS_FIRST_FREE_OBJECTID ||
+		    key.type != BTRFS_DIR_INDEX_KEY)
+			break;
+		di = btrfs_item_ptr(leaf, path->slots[0], struct btrfs_dir_item);
+		if (btrfs_dir_name_len(leaf, di) >= sizeof(start)) {
+			read_extent_buffer(leaf, start, (unsigned long)(di + 1),
+					   sizeof(start));
+			*found = start[0] == 'o' && isdigit(start[1]);
+		}
+		path->slots[0]++;
+	}
+	btrfs_free_path(path);
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Whether orphan names need looking up: only if the top directory of the
+ * send or the parent snapshot has a name like one.  Almost never, and
+ * then every orphan name is free at index 0.  Both roots are read-only,
+ * so one look holds for the whole send.
+ */
+static int orphan_names_need_lookup(struct send_ctx *sctx, bool *lookup)
+{
+	struct btrfs_root *roots[2] = { sctx->send_root, sctx->parent_root };
+	bool found = false;
+	int ret = 0;
+	int i;
+
+	if (sctx->orphan_names == SEND_ORPHAN_NAMES_UNKNOWN) {
+		for (i = 0; i < ARRAY_SIZE(roots) && roots[i] && !found; i++) {
+			ret = top_dir_has_orphan_like_name(roots[i], &found);
+			if (ret)
+				return ret;
+		}
+		sctx->orphan_names = found ? SEND_ORPHAN_NAMES_LOOKUP :
+					     SEND_ORPHAN_NAMES_FREE;
+	}
+	*lookup = sctx->orphan_names == SEND_ORPHAN_NAMES_LOOKUP;
+	return 0;
+}
+
+/*
  * New inodes are created under a temporary name in the top directory,
  * o<ino>-<gen>-<idx>, with the smallest index that no entry of the top
  * directory of the send or the parent snapshot uses.  The name can thus be
@@ -239,11 +311,20 @@ int send_orphan_path(struct send_ctx *sctx, u64 ino, u64 gen,
 	struct btrfs_root *roots[2] = { sctx->send_root, sctx->parent_root };
 	struct btrfs_path *path;
 	char name[64];
+	bool lookup;
 	u32 idx;
 	int len;
 	int ret;
 	int i;
 
+	ret = orphan_names_need_lookup(sctx, &lookup);
+	if (ret)
+		return ret;
+	if (!lookup) {
+		len = snprintf(name, sizeof(name), "o%llu-%llu-0", ino, gen);
+		send_path_reset(p);
+		return send_path_prepend(p, name, len);
+	}
 	path = send_alloc_path();
 	if (!path)
 		return -ENOMEM;

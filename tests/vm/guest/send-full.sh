@@ -14,7 +14,7 @@ SRC=/tmp/mnt/src DO=/tmp/mnt/dst-ours DS=/tmp/mnt/dst-stock
 ST=/tmp/streams
 mkdir -p $ST
 all="types empty sparse4g names hardlinks xattrs reflink clonesrc compressed
-     fallocate fileattr nodata multi shared1000 many longpath"
+     fallocate fileattr nodata multi shared1000 many longpath orphannames"
 scen=${SEND_SCENARIOS:-$all}
 has() { case " $(echo $scen) " in *" $1 "*) return 0 ;; esac; return 1; }
 
@@ -156,6 +156,22 @@ for i in range(100):
 PY
 }
 
+# Top-level names that are the temporary names a send gives new inodes,
+# o<ino>-<gen>-<index> (generation: lsattr -v): of another file, of the
+# file itself, and the first two of one file, so the send must look its
+# temporary names up and pick free ones.
+orphan_name() { echo "o$(stat -c %i "$1")-$(lsattr -vd "$1" | awk '{ print $1 }')-$2"; }
+pop_orphannames() {
+	local d=$1 i
+	for i in 1 2 3 4 5; do echo "file $i" > "$d/f$i"; done
+	mkdir "$d/dir" && echo inside > "$d/dir/file"
+	mv "$d/f1" "$d/$(orphan_name "$d/f2" 0)"
+	mv "$d/f3" "$d/$(orphan_name "$d/f3" 0)"
+	mv "$d/f4" "$d/$(orphan_name "$d/f5" 0)"
+	echo extra > "$d/$(orphan_name "$d/f5" 1)"
+	mv "$d/dir/file" "$d/dir/$(orphan_name "$d/dir" 0)"
+}
+
 pop_longpath() {
 	python3 - "$1" <<'PY'
 import os, sys
@@ -210,6 +226,7 @@ populate() {
 	shared1000) pop_shared1000 "$d" ;;
 	many) pop_many "$d" ;;
 	longpath) pop_longpath "$d" ;;
+	orphannames) pop_orphannames "$d" ;;
 	esac
 }
 
@@ -444,6 +461,10 @@ PY
 	fallocate)
 		check "fallocate: v2 stream has fallocate" \
 			sh -c "$(declare -f dump count_cmd has_cmd); has_cmd $ST/ours-$s fallocate" ;;
+	orphannames)
+		# f5's temporary names with index 0 and 1 are taken.
+		check "orphannames: taken temporary names are skipped" \
+			sh -c "$(declare -f dump); dump $ST/ours-$s | grep -q 'mkfile.*/$(orphan_name $SRC/$s.snap/f5 2)\$'" ;;
 	fileattr)
 		# btrfs receive ignores FILEATTR, so the flags cannot match.
 		check "fileattr: v2 stream has a fileattr per flagged inode" \
