@@ -96,11 +96,11 @@ unsigned int cli_stream_read_flags(int fd, bool force_mmap)
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
 		return 0;
 	if (!force_mmap && cli_usable_cpus() > 1)
-		return 0;
+		return BSTREAM_READ_DIRECT;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigbus;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGBUS, &sa, NULL))
-		return 0;
-	return BSTREAM_READ_MMAP;
+		return force_mmap ? 0 : BSTREAM_READ_DIRECT;
+	return force_mmap ? BSTREAM_READ_MMAP : BSTREAM_READ_MMAP | BSTREAM_READ_DIRECT;
 }

@@ -170,6 +170,14 @@ enum {
 	 * is fine.  Ignored for pipes and other descriptors.
 	 */
 	BSTREAM_READ_MMAP = 1u << 3,
+	/*
+	 * Read a regular file with O_DIRECT, where its file system allows
+	 * it, by a read-ahead thread once the stream is larger than the read
+	 * buffer: the stream does not go through the page cache, so reading
+	 * it costs no CPU for copies and pushes no other file out of memory.
+	 * Preferred to BSTREAM_READ_MMAP when both are given.
+	 */
+	BSTREAM_READ_DIRECT = 1u << 4,
 };
 
 struct bstream_reader_opts {

@@ -4,12 +4,14 @@
  * ASan/UBSan; the memory-bound test only runs in the plain build.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -564,6 +566,106 @@ static void subvol(struct bstream_writer *w)
 	CMD(SUBVOL); S(PATH, "v"); bstream_put_uuid(w, BTRFS_SEND_A_UUID, U1); Q(CTRANSID, 1); END();
 }
 
+/* Pages of fd's file in the page cache from byte from on. */
+static size_t cached_pages(int fd, size_t from, size_t len)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t n = 0, pages = (len - from + pg - 1) / pg;
+	unsigned char *vec = malloc(pages);
+	void *m = mmap(NULL, len - from, PROT_READ, MAP_SHARED, fd, (off_t)from);
+
+	if (m == MAP_FAILED || !vec || mincore(m, len - from, vec)) {
+		n = (size_t)-1;
+	} else {
+		for (size_t i = 0; i < pages; i++)
+			n += vec[i] & 1;
+	}
+	if (m != MAP_FAILED)
+		munmap(m, len - from);
+	free(vec);
+	return n;
+}
+
+/*
+ * BSTREAM_READ_DIRECT: a stream starting at an offset that is not
+ * block-aligned, in 64 KiB slots, read with O_DIRECT gives the same
+ * commands as read(2), and its file stays out of the page cache past the
+ * first buffer (read with read(2) before the thread starts), where read(2)
+ * leaves it in.  Given with
+ * BSTREAM_READ_MMAP, direct reads win.  Needs a directory whose file
+ * system takes O_DIRECT: TMPDIR, else /tmp.
+ */
+static void test_direct(void)
+{
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char path[4096];
+	size_t len, total = 0, rlen, olen, cached;
+	uint8_t *in = make_all(&len), *ref, *out;
+	struct bstream_reader_opts o = { .buf_size = 64 << 10 };
+	struct bstream_reader *r;
+	int fd, dfd, n1, n2, ret;
+	const size_t prefix = 1000;
+	char junk[1000];
+
+	snprintf(path, sizeof(path), "%s/test-stream-direct-XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd < 0) {
+		ok(false, "direct: cannot create a temporary file in %s", dir);
+		free(in);
+		return;
+	}
+	dfd = open(path, O_RDONLY | O_DIRECT);
+	unlink(path);
+	if (dfd < 0) {
+		ok(false, "direct: %s does not take O_DIRECT: set TMPDIR", dir);
+		close(fd);
+		free(in);
+		return;
+	}
+	close(dfd);
+	memset(junk, 'x', sizeof(junk));
+	total += write(fd, junk, prefix);
+	for (int i = 0; i < 16; i++)
+		total += write(fd, in, len);
+	fsync(fd);
+	ref = malloc(total);
+	out = malloc(total);
+
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	lseek(fd, prefix, SEEK_SET);
+	r = bstream_reader_new(NULL);
+	bstream_reader_set_fd(r, fd);
+	reencode(r, ref, total, &rlen, NULL, &n1);
+	bstream_reader_free(r);
+	cached = cached_pages(fd, 2 << 20, total);
+	ok(cached > 0 && cached != (size_t)-1,
+	   "direct: read(2) leaves the stream in the page cache (%zu pages past 2 MiB)", cached);
+
+	for (int mmap_too = 0; mmap_too < 2; mmap_too++) {
+		o.flags = BSTREAM_READ_DIRECT | (mmap_too ? BSTREAM_READ_MMAP : 0);
+		posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+		lseek(fd, prefix, SEEK_SET);
+		r = bstream_reader_new(&o);
+		bstream_reader_set_fd(r, fd);
+		ret = reencode(r, out, total, &olen, NULL, &n2);
+		ok(ret == 0 && n1 == n2 && n1 == 16 * 87 && olen == rlen && !memcmp(ref, out, rlen),
+		   "direct%s: same commands as read(2) over %zu bytes from offset %zu (%s)",
+		   mmap_too ? " and mmap" : "", total - prefix, prefix, bstream_reader_errmsg(r));
+		bstream_reader_free(r);
+		/*
+		 * Past the first buffer and what the kernel read ahead of the
+		 * read(2) that filled it (a window of some 100 KiB).
+		 */
+		cached = cached_pages(fd, 2 << 20, total);
+		ok(cached == 0, "direct%s: the stream past its first buffer stayed out of the page cache (%zu pages in it)",
+		   mmap_too ? " and mmap" : "", cached);
+	}
+	close(fd);
+	free(in);
+	free(ref);
+	free(out);
+}
+
 static void test_hostile(void)
 {
 	struct bstream_cmd_fixup fix = { 0 };
@@ -1032,6 +1134,7 @@ int main(void)
 	test_round_trip();
 	test_chunks();
 	test_mmap();
+	test_direct();
 	test_hostile();
 	test_process();
 	test_writer();
