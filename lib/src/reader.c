@@ -212,8 +212,10 @@ struct bstream_reader *bstream_reader_new(const struct bstream_reader_opts *opts
 /*
  * Read a slot's worth at off into s->data with O_DIRECT: the aligned
  * blocks around it land delta bytes in front of the data (in the
- * headroom) and up to a block after it.  Short only at the end of the
- * file; -1 with errno on error.
+ * headroom) and up to a block after it.  A read that stops short of a
+ * block boundary (the end of the file, or a file system that reads less)
+ * is finished through the page cache, where only the end of the file is
+ * short.  -1 with errno on error.
  */
 static ssize_t ra_read_direct(struct readahead *ra, struct ra_slot *s, off_t off)
 {
@@ -223,7 +225,8 @@ static ssize_t ra_read_direct(struct readahead *ra, struct ra_slot *s, off_t off
 	size_t got = 0;
 
 	while (got < want) {
-		ssize_t n = pread(ra->dfd, dst + got, want - got, at + (off_t)got);
+		int fd = got % DIRECT_ALIGN ? ra->fd : ra->dfd;
+		ssize_t n = pread(fd, dst + got, want - got, at + (off_t)got);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -232,8 +235,6 @@ static ssize_t ra_read_direct(struct readahead *ra, struct ra_slot *s, off_t off
 		if (n == 0)
 			break;
 		got += (size_t)n;
-		if (got % DIRECT_ALIGN)
-			break;		/* the end of the file */
 	}
 	if (got <= ra->delta)
 		return 0;
