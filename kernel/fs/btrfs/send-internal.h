@@ -36,6 +36,10 @@ struct send_path {
 	u32 start;		/* the path is buf[start, cap) */
 };
 
+typedef int (*send_item_fn)(void *ctx, const struct extent_buffer *leaf,
+			    int slot, const struct btrfs_key *key);
+int send_walk_items(struct btrfs_root *root, u64 objectid, u8 min_type,
+		    u8 max_type, send_item_fn fn, void *ctx);
 int send_path_init(struct send_path *p);
 void send_path_free(struct send_path *p);
 void send_path_reset(struct send_path *p);

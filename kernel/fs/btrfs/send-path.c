@@ -229,27 +229,26 @@ int send_walk_refs(const struct extent_buffer *leaf, int slot,
 }
 
 /*
- * Whether the top directory of @root holds a name that starts like an
- * orphan name, 'o' and a digit.
+ * Call @fn for every item of @objectid in @root whose type is within
+ * [@min_type, @max_type], in key order, until it returns non-zero; a
+ * positive value ends the walk early and is not an error.
  */
-static int top_dir_has_orphan_like_name(struct btrfs_root *root, bool *found)
+int send_walk_items(struct btrfs_root *root, u64 objectid, u8 min_type,
+		    u8 max_type, send_item_fn fn, void *ctx)
 {
 	struct btrfs_key key = {
-		.objectid = BTRFS_FIRST_FREE_OBJECTID,
-		.type = BTRFS_DIR_INDEX_KEY,
+		.objectid = objectid,
+		.type = min_type,
 	};
 	struct btrfs_path *path;
 	int ret;
 
-	*found = false;
 	path = send_alloc_path();
 	if (!path)
 		return -ENOMEM;
 	ret = btrfs_search_slot(NULL, root, &key, path, 0, 0);
-	while (ret >= 0 && !*found) {
+	while (ret >= 0) {
 		struct extent_buffer *leaf = path->nodes[0];
-		struct btrfs_dir_item *di;
-		char start[2];
 
 		if (path->slots[0] >= btrfs_header_nritems(leaf)) {
 			ret = btrfs_next_leaf(root, path);
@@ -258,19 +257,31 @@ static int top_dir_has_orphan_like_name(struct btrfs_root *root, bool *found)
 			continue;
 		}
 		btrfs_item_key_to_cpu(leaf, &key, path->slots[0]);
-		if (key.objectid != BTRFS_FIRST_FREE_OBJECTID ||
-		    key.type != BTRFS_DIR_INDEX_KEY)
+		if (key.objectid != objectid || key.type > max_type)
 			break;
-		di = btrfs_item_ptr(leaf, path->slots[0], struct btrfs_dir_item);
-		if (btrfs_dir_name_len(leaf, di) >= sizeof(start)) {
-			read_extent_buffer(leaf, start, (unsigned long)(di + 1),
-					   sizeof(start));
-			*found = start[0] == 'o' && isdigit(start[1]);
-		}
+		ret = fn(ctx, leaf, path->slots[0], &key);
+		if (ret)
+			break;
 		path->slots[0]++;
 	}
 	btrfs_free_path(path);
 	return ret < 0 ? ret : 0;
+}
+
+/* An entry whose name starts like an orphan name, 'o' and a digit. */
+static int orphan_like_name(void *ctx, const struct extent_buffer *leaf,
+			    int slot, const struct btrfs_key *key)
+{
+	struct btrfs_dir_item *di = btrfs_item_ptr(leaf, slot,
+						   struct btrfs_dir_item);
+	bool *found = ctx;
+	char start[2];
+
+	if (btrfs_dir_name_len(leaf, di) < sizeof(start))
+		return 0;
+	read_extent_buffer(leaf, start, (unsigned long)(di + 1), sizeof(start));
+	*found = start[0] == 'o' && isdigit(start[1]);
+	return *found;
 }
 
 /*
@@ -288,7 +299,10 @@ static int orphan_names_need_lookup(struct send_ctx *sctx, bool *lookup)
 
 	if (sctx->orphan_names == SEND_ORPHAN_NAMES_UNKNOWN) {
 		for (i = 0; i < ARRAY_SIZE(roots) && roots[i] && !found; i++) {
-			ret = top_dir_has_orphan_like_name(roots[i], &found);
+			ret = send_walk_items(roots[i], BTRFS_FIRST_FREE_OBJECTID,
+					      BTRFS_DIR_INDEX_KEY,
+					      BTRFS_DIR_INDEX_KEY,
+					      orphan_like_name, &found);
 			if (ret)
 				return ret;
 		}

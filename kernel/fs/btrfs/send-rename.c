@@ -181,6 +181,20 @@ out_free:
 	return ret;
 }
 
+/* Note the inode an entry names (note_children()). */
+static int note_child(void *ctx, const struct extent_buffer *leaf, int slot,
+		      const struct btrfs_key *key)
+{
+	struct btrfs_dir_item *di = btrfs_item_ptr(leaf, slot,
+						   struct btrfs_dir_item);
+	struct btrfs_key loc;
+
+	btrfs_dir_item_key_to_cpu(leaf, di, &loc);
+	if (loc.type != BTRFS_INODE_ITEM_KEY)
+		return 0;
+	return note_inode(ctx, loc.objectid);
+}
+
 /*
  * The entries of a directory whose number is reused may be byte for byte
  * the same in both roots and still name different directories: note
@@ -189,45 +203,8 @@ out_free:
 static int note_children(struct send_ctx *sctx, struct btrfs_root *root,
 			 u64 dir)
 {
-	struct btrfs_path *path;
-	struct btrfs_key key = {
-		.objectid = dir,
-		.type = BTRFS_DIR_INDEX_KEY,
-	};
-	int ret;
-
-	path = send_alloc_path();
-	if (!path)
-		return -ENOMEM;
-	ret = btrfs_search_slot(NULL, root, &key, path, 0, 0);
-	while (ret >= 0) {
-		struct extent_buffer *leaf = path->nodes[0];
-		struct btrfs_dir_item *di;
-		struct btrfs_key loc;
-
-		if (path->slots[0] >= btrfs_header_nritems(leaf)) {
-			ret = btrfs_next_leaf(root, path);
-			if (ret)
-				break;
-			continue;
-		}
-		btrfs_item_key_to_cpu(leaf, &key, path->slots[0]);
-		if (key.objectid != dir || key.type != BTRFS_DIR_INDEX_KEY) {
-			ret = 0;
-			break;
-		}
-		di = btrfs_item_ptr(leaf, path->slots[0],
-				    struct btrfs_dir_item);
-		btrfs_dir_item_key_to_cpu(leaf, di, &loc);
-		if (loc.type == BTRFS_INODE_ITEM_KEY) {
-			ret = note_inode(sctx, loc.objectid);
-			if (ret)
-				break;
-		}
-		path->slots[0]++;
-	}
-	btrfs_free_path(path);
-	return ret < 0 ? ret : 0;
+	return send_walk_items(root, dir, BTRFS_DIR_INDEX_KEY,
+			       BTRFS_DIR_INDEX_KEY, note_child, sctx);
 }
 
 static int note_inode_item(struct send_ctx *sctx,
@@ -313,11 +290,10 @@ static int add_name(void *ctx, u64 dir, const struct extent_buffer *leaf,
 	return 0;
 }
 
-static int add_item_names(struct list_head *names,
-			  const struct extent_buffer *leaf, int slot,
-			  const struct btrfs_key *key)
+static int add_item_names(void *ctx, const struct extent_buffer *leaf,
+			  int slot, const struct btrfs_key *key)
 {
-	return send_walk_refs(leaf, slot, key, add_name, names);
+	return send_walk_refs(leaf, slot, key, add_name, ctx);
 }
 
 /*
@@ -327,39 +303,10 @@ static int add_item_names(struct list_head *names,
 static int load_names(struct btrfs_root *root, u64 ino,
 		      struct list_head *names)
 {
-	struct btrfs_path *path;
-	struct btrfs_key key = {
-		.objectid = ino,
-		.type = BTRFS_INODE_REF_KEY,
-	};
 	int ret;
 
-	path = send_alloc_path();
-	if (!path)
-		return -ENOMEM;
-	ret = btrfs_search_slot(NULL, root, &key, path, 0, 0);
-	while (ret >= 0) {
-		struct extent_buffer *leaf = path->nodes[0];
-
-		if (path->slots[0] >= btrfs_header_nritems(leaf)) {
-			ret = btrfs_next_leaf(root, path);
-			if (ret)
-				break;
-			continue;
-		}
-		btrfs_item_key_to_cpu(leaf, &key, path->slots[0]);
-		if (key.objectid != ino || key.type > BTRFS_INODE_EXTREF_KEY) {
-			ret = 0;
-			break;
-		}
-		ret = add_item_names(names, leaf, path->slots[0], &key);
-		if (ret)
-			break;
-		path->slots[0]++;
-	}
-	btrfs_free_path(path);
-	if (ret > 0)
-		ret = 0;
+	ret = send_walk_items(root, ino, BTRFS_INODE_REF_KEY,
+			      BTRFS_INODE_EXTREF_KEY, add_item_names, names);
 	if (ret)
 		free_names(names);
 	return ret;
@@ -558,55 +505,46 @@ static int unlink_old_names(struct send_ctx *sctx, struct list_head *names,
 	return 0;
 }
 
+struct empty_check {
+	struct send_ctx *sctx;
+	bool empty;
+};
+
+/* Stop at an entry whose inode is still there on the receiver. */
+static int entry_still_there(void *ctx, const struct extent_buffer *leaf,
+			     int slot, const struct btrfs_key *key)
+{
+	struct btrfs_dir_item *di = btrfs_item_ptr(leaf, slot,
+						   struct btrfs_dir_item);
+	struct empty_check *ec = ctx;
+	struct name_rec *rec;
+	struct btrfs_key loc;
+
+	btrfs_dir_item_key_to_cpu(leaf, di, &loc);
+	if (loc.type != BTRFS_INODE_ITEM_KEY)
+		return 0;
+	rec = get_rec(ec->sctx, loc.objectid);
+	if (!rec || (rec->shared && rec->new_state == NEW_WAITING) ||
+	    (!rec->shared && rec->old_state == OLD_IN_PLACE)) {
+		ec->empty = false;
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * Whether every entry of the parent root's directory @dir has left it on
  * the receiver (each entry's inode is noted: its name there is gone).
  */
 static int dir_is_empty_now(struct send_ctx *sctx, u64 dir, bool *empty)
 {
-	struct btrfs_root *root = sctx->parent_root;
-	struct btrfs_path *path;
-	struct btrfs_key key = {
-		.objectid = dir,
-		.type = BTRFS_DIR_INDEX_KEY,
-	};
+	struct empty_check ec = { .sctx = sctx, .empty = true };
 	int ret;
 
-	*empty = true;
-	path = send_alloc_path();
-	if (!path)
-		return -ENOMEM;
-	ret = btrfs_search_slot(NULL, root, &key, path, 0, 0);
-	while (ret >= 0) {
-		struct extent_buffer *leaf = path->nodes[0];
-		struct btrfs_dir_item *di;
-		struct name_rec *rec;
-		struct btrfs_key loc;
-
-		if (path->slots[0] >= btrfs_header_nritems(leaf)) {
-			ret = btrfs_next_leaf(root, path);
-			if (ret)
-				break;
-			continue;
-		}
-		btrfs_item_key_to_cpu(leaf, &key, path->slots[0]);
-		if (key.objectid != dir || key.type != BTRFS_DIR_INDEX_KEY)
-			break;
-		di = btrfs_item_ptr(leaf, path->slots[0],
-				    struct btrfs_dir_item);
-		btrfs_dir_item_key_to_cpu(leaf, di, &loc);
-		path->slots[0]++;
-		if (loc.type != BTRFS_INODE_ITEM_KEY)
-			continue;
-		rec = get_rec(sctx, loc.objectid);
-		if (!rec || (rec->shared && rec->new_state == NEW_WAITING) ||
-		    (!rec->shared && rec->old_state == OLD_IN_PLACE)) {
-			*empty = false;
-			break;
-		}
-	}
-	btrfs_free_path(path);
-	return ret < 0 ? ret : 0;
+	ret = send_walk_items(sctx->parent_root, dir, BTRFS_DIR_INDEX_KEY,
+			      BTRFS_DIR_INDEX_KEY, entry_still_there, &ec);
+	*empty = ec.empty;
+	return ret;
 }
 
 /* ---- place -------------------------------------------------------------- */
