@@ -32,7 +32,7 @@ int send_stream_init(struct send_stream *s, struct file *out, u32 proto)
 		return -ENOMEM;
 	s->pipe = send_splice_pipe(out);
 	/* Without it every command is written at once, which works too. */
-	s->batch = kvmalloc(SEND_BATCH_SIZE, GFP_KERNEL);
+	s->batch = kvmalloc(SEND_BATCH_SIZE, GFP_KERNEL | __GFP_NOWARN);
 	return 0;
 }
 
