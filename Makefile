@@ -39,8 +39,9 @@ SMOKE_TESTS = $(wildcard tests/fuzz/smoke.t)
 check-unit: userspace
 	@tests/run-tests --report $(B)/unit.results $(UNIT_TESTS)
 
+# JOBS=N runs N VM tests at once (default 1 here, 2 for check-debug).
 check-vm: kernel userspace
-	@tests/run-tests --report $(B)/vm.results $(VM_TESTS)
+	@tests/run-tests --report $(B)/vm.results --jobs $(or $(JOBS),1) $(VM_TESTS)
 
 # make check-long SEEDS=N [SEED0=S] [MODULE=ours|stock] runs only the
 # randomized incremental send test, on N seeds from S (a failing seed's
@@ -52,11 +53,13 @@ check-long: kernel userspace
 
 # The VM suite and the fault-injection tests on a debug kernel (KASAN,
 # lockdep, kmemleak, fail-nth): hours under TCG, so outside make check and
-# CI (docs/debug-kernel.md).  make check-debug [TESTS="tests/vm/t102-..."].
+# CI (docs/debug-kernel.md).  make check-debug [TESTS="tests/vm/t102-..."]
+# [JOBS=N].  Two tests at a time by default, the longest (fail-nth) first,
+# so that the two lanes end together.
 check-debug: kernel userspace
 	@kernel/scripts/build-debug-kernel
 	@VM_KERNEL=$(CURDIR)/$(B)/debug-kernel tests/run-tests --report $(B)/debug.results \
-		$(or $(TESTS),$(VM_TESTS) $(DEBUG_TESTS))
+		--jobs $(or $(JOBS),2) $(or $(TESTS),$(DEBUG_TESTS) $(VM_TESTS))
 
 check: deps
 	@$(MAKE) --no-print-directory userspace kernel

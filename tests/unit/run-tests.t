@@ -125,5 +125,37 @@ expect "one bad program among good ones fails the run" 1 "6 passed, 1 failed"
 if grep -qx "# $tmp/more: [0-9]* s" "$tmp/out"; then ok "each program's seconds are shown"; else
 	not_ok "each program's seconds are shown"; sed 's/^/#   /' "$tmp/out"; fi
 
+# --jobs N: the same counts, and the programs really run side by side: each
+# of the pair below waits for the other's mark (up to 30 s, so that a
+# serial run fails rather than hangs).
+run_jobs() {
+	"$runner" --report "$tmp/report" --jobs "$1" "${@:2}" > "$tmp/out" 2>&1
+	rc=$?
+}
+run_jobs 2 "$tmp/plan-first" "$tmp/more" "$tmp/plan-last" "$tmp/killed"
+expect "--jobs 2: one bad program among good ones fails the run" 1 "7 passed, 3 failed" \
+	"killed by signal 15"
+if [ "$(grep -c '^== ' "$tmp/out")" -eq 4 ] && grep -qx "# $tmp/plan-last: [0-9]* s" "$tmp/out"; then
+	ok "--jobs 2: every program is shown with its seconds"
+else
+	not_ok "--jobs 2: every program is shown with its seconds"; sed 's/^/#   /' "$tmp/out"
+fi
+for side in a b; do
+	other=b; [ $side = b ] && other=a
+	cat > "$tmp/pair-$side" <<-EOS
+	#!/bin/sh
+	touch "$tmp/mark-$side"
+	i=0
+	while [ ! -e "$tmp/mark-$other" ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done
+	echo 1..1
+	if [ -e "$tmp/mark-$other" ]; then echo "ok 1 - met $other"; else echo "not ok 1 - $other never came"; exit 1; fi
+	EOS
+	chmod +x "$tmp/pair-$side"
+done
+run_jobs 2 "$tmp/pair-a" "$tmp/pair-b"
+expect "--jobs 2 runs two programs at once" 0 "2 passed, 0 failed"
+run_jobs 0 "$tmp/plan-first"
+expect "--jobs 0 is refused" 2 "run-tests: --jobs wants a number above 0, not '0'"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
