@@ -14,8 +14,9 @@ res=$VM_OUT/results.tsv
 : > "$res"
 bs=${BENCH_BS:-$VM_TOP/build/bin/btrfs-stream}
 # BENCH_ONLY picks workloads (W1 ... W11; W6 is the receives of the W1,
-# W1Z, W2 and W4 streams, W6-W1Z that of W1Z's alone, W6R that of 50k file
-# renames), so a run that cannot fit in one sitting can be done in parts.
+# W1Z, W2 and W4 streams, W6-W1 and W6-W1Z those of W1's and W1Z's alone,
+# W6R that of 50k file renames), so a run that cannot fit in one sitting
+# can be done in parts.
 # W2M (a million files) comes last of the kernel figures: it takes longest.
 only=" ${BENCH_ONLY:-W1 W1Z W2 W3 W4 W5 W2M W6 W6R W6C W7 W8 W9 W10 W11} "
 comp_dev=${BENCH_COMP_DEV:-} huge_dev=${BENCH_HUGE_DEV:-}
@@ -268,7 +269,7 @@ fi
 
 # Streams for the userspace figures, written once by the stock module.
 switch_to stock
-if want W6 || want W7 || want W10; then
+if want_any W6 W6-W1 W7 W10; then
 	log "streams for W6, W7 and W10, by the stock module"
 	send -f $B/scratch/W1.stream $B/large/snap
 fi
@@ -342,19 +343,21 @@ w1z_receive_check() {
 	[ $(($1 * 10)) -ge $(($2 * 9)) ] || fail "W6-W1Z: fewer than 90% of our received extents are compressed ($1 of $2)"
 	empty_dest $B/scratch/full snap
 }
-if ! want_any W6 W6R W6-W1Z; then
+if ! want_any W6 W6-W1 W6R W6-W1Z; then
 	:
 elif "$bs" receive --help > /dev/null 2>&1; then
 	mkdir -p $B/scratch/full $B/scratch/incr
-	if want W6; then
-		# Archives of the same files for the limits: W1's made here (8
-		# files), W2's on the host (vdg; 200,000 files).
-		if [ "${BENCH_LIMITS:-1}" != 0 ]; then
-			tar -cf $B/scratch/W1.tar -C $B/large/snap . || die "tar archive of the W1 files"
-			cat /dev/vdg > $B/scratch/W2.tar || die "copy of the tar archive"
-		fi
+	# Archives of the same files for the limits: W1's made here (8
+	# files), W2's on the host (vdg; 200,000 files).
+	if want_any W6 W6-W1; then
+		[ "${BENCH_LIMITS:-1}" = 0 ] || tar -cf $B/scratch/W1.tar -C $B/large/snap . ||
+			die "tar archive of the W1 files"
 		receive_workload W1 $B/scratch/full snap $B/scratch/W1.tar
 		rm -f $B/scratch/W1.tar
+	fi
+	if want W6; then
+		[ "${BENCH_LIMITS:-1}" = 0 ] || cat /dev/vdg > $B/scratch/W2.tar ||
+			die "copy of the tar archive"
 		receive_workload W2 $B/scratch/full A $B/scratch/W2.tar
 	fi
 	if want_any W6 W6-W1Z && [ -f $B/scratch/W1Z.stream ]; then
