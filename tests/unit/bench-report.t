@@ -106,6 +106,17 @@ mkdir -p "$T/empty"
 report "$T/empty" cmd "$T/l.md" > "$T/l2.md"
 check "a report with the column carries over unchanged" "cmp -s $T/l.md $T/l2.md"
 
+# W2M may be timed in fewer pairs than the rest ("W2M pairs: N" in the
+# run's facts, BENCH_HUGE_PAIRS): its one pair completes it, W2's one does not.
+run_results "$T/h" 20260107-000000 W2M 300 600 1
+run_results "$T/h" 20260107-000000 W2 60 120 1
+echo "W2M pairs: 1" >> "$T/h/20260107-000000/facts.txt"
+report "$T/h" cmd > "$T/h.md"
+check "W2M complete in its own number of pairs" \
+	"row W2M $T/h.md | grep -q '| 20260107-000000 | 1 | 300.00 (300.00-300.00) | 600.00 (600.00-600.00) | 2.00 (2.00-2.00) |'"
+check "the others still want the run's pairs" \
+	"! row W2 $T/h.md && grep -q '^- W2: no complete run; run 20260107-000000 measured 1 of 5 pairs' $T/h.md"
+
 # A fresh checkout: no runs, only the committed report. Nothing is lost.
 mkdir -p "$T/empty"
 report "$T/empty" cmd "$T/a.md" > "$T/carry.md"

@@ -1114,18 +1114,49 @@ static int send_clone(struct send_ctx *sctx, const struct data_extent *ext,
 }
 
 /*
+ * End an ENCODED_WRITE whose payload is in @nr_pages @pages: into a pipe
+ * output the pages go by reference (their own, freshly read, so nothing
+ * can change them), else the payload is copied into the command.  The
+ * caller keeps its references to the pages either way.
+ */
+static int send_encoded_pages(struct send_stream *s, struct page **pages,
+			      u32 nr_pages, u32 data_len)
+{
+	char *dst;
+	u32 done;
+	u32 i;
+	int ret;
+
+	if (s->pipe) {
+		ret = send_put_data_ref(s, data_len);
+		if (ret)
+			return ret;
+		/* The pipe's references, consumed also on error. */
+		for (i = 0; i < nr_pages; i++)
+			get_page(pages[i]);
+		return send_cmd_end_pages(s, pages, nr_pages, 0);
+	}
+	dst = send_put_data_begin(s, data_len);
+	if (IS_ERR(dst))
+		return PTR_ERR(dst);
+	for (done = 0; done < data_len; done += PAGE_SIZE)
+		memcpy_from_page(dst + done, pages[done >> PAGE_SHIFT], 0,
+				 min_t(u32, PAGE_SIZE, data_len - done));
+	return send_cmd_end(s);
+}
+
+/*
  * Send a compressed extent as it is on disk.  The payload was read from
  * disk into @pages for regular extents, from the leaf for inline ones;
  * before the resume point it was not read, both are NULL.
  */
 static int send_encoded(struct send_ctx *sctx, const struct data_extent *ext,
 			int compression, const void *inline_data,
-			struct page **pages)
+			struct page **pages, u32 nr_pages)
 {
 	struct send_stream *s = &sctx->stream;
 	u32 data_len = ext->disk_num_bytes;
 	char *dst;
-	u32 done;
 	int ret;
 
 	ret = send_cmd_begin(s, BTRFS_SEND_C_ENCODED_WRITE);
@@ -1155,18 +1186,16 @@ static int send_encoded(struct send_ctx *sctx, const struct data_extent *ext,
 		if (ret)
 			return ret;
 	}
-	dst = send_put_data_begin(s, data_len);
-	if (IS_ERR(dst))
-		return PTR_ERR(dst);
-	if (inline_data) {
-		memcpy(dst, inline_data, data_len);
-	} else if (pages) {
-		for (done = 0; done < data_len; done += PAGE_SIZE)
-			memcpy_from_page(dst + done, pages[done >> PAGE_SHIFT],
-					 0, min_t(u32, PAGE_SIZE,
-						  data_len - done));
+	if (pages) {
+		ret = send_encoded_pages(s, pages, nr_pages, data_len);
+	} else {
+		dst = send_put_data_begin(s, data_len);
+		if (IS_ERR(dst))
+			return PTR_ERR(dst);
+		if (inline_data)
+			memcpy(dst, inline_data, data_len);
+		ret = send_cmd_end(s);
 	}
-	ret = send_cmd_end(s);
 	if (ret)
 		return ret;
 	note_written(sctx, ext->off + ext->len);
@@ -1233,7 +1262,7 @@ static int try_send_encoded(struct send_ctx *sctx, struct extent_buffer *leaf,
 			goto out_free_pages;
 	}
 encode:
-	ret = send_encoded(sctx, ext, compression, inline_data, pages);
+	ret = send_encoded(sctx, ext, compression, inline_data, pages, nr_pages);
 	if (!ret)
 		ret = 1;
 out_free_pages:

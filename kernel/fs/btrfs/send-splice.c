@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * File data into a pipe by reference: when the send output is a pipe, the
- * page cache pages holding the data of a WRITE are put into the pipe's
- * ring with a reference taken, as splice from a file does, instead of
- * being copied into the command buffer and from there into the pipe.
+ * page cache pages holding the data of a WRITE, and the pages a compressed
+ * extent of an ENCODED_WRITE was read into, are put into the pipe's ring
+ * with a reference taken, as splice from a file does, instead of being
+ * copied into the command buffer and from there into the pipe.
  *
- * The pages belong to a read-only root, so their contents cannot change
- * while they wait in the pipe.  They may be dropped from the page cache
+ * The page cache pages belong to a read-only root, and an encoded read's
+ * pages to nobody else, so their contents cannot change while they wait
+ * in the pipe.  Page cache pages may be dropped from the page cache
  * meanwhile (send drops what it read, an unused inode is evicted): the
  * pipe's reference keeps each page and its contents alive, and unlike the
  * page cache's own pipe buffer operations the plain ones used here do not
