@@ -118,6 +118,26 @@ check "the running send died of SIGINT (status $rc)" test $rc -eq 130
 # (it is not restarted: that would write a second stream).
 expect EINTR "handled signal while blocked on the pipe" -B -A 3 $SRC/big.snap
 
+# The same with compressed extents sent as they are (-f 0x10 -v 2), whose
+# pages go into the pipe by reference: the send blocks with some of them
+# in the pipe and the rest still its own; both sets are released (a page
+# released twice or never is a kernel report, which fails the test).
+btrfs -q subvolume create $SRC/comp
+btrfs property set $SRC/comp compression zstd
+python3 - $SRC/comp/text <<'PY'
+import sys
+open(sys.argv[1], 'wb').write(b''.join(b'line %d of some compressible text\n' % i
+				       for i in range(400000)))
+PY
+btrfs -q subvolume snapshot -r $SRC/comp $SRC/comp.snap
+sync
+check "compressed test file is stored compressed" \
+	sh -c 'filefrag -v $0/text | grep -q encoded' $SRC/comp.snap
+expect EINTR "compressed data, handled signal while blocked on the pipe" \
+	-f 0x10 -v 2 -B -A 3 $SRC/comp.snap
+expect EPIPE "compressed data, reader of the pipe gone" -f 0x10 -v 2 -P $SRC/comp.snap
+expect 0 "compressed data sent whole afterwards" -f 0x10 -v 2 -o /tmp/comp.stream $SRC/comp.snap
+
 check "snapshot can be made read-write after the sends" \
 	btrfs property set -ts $SRC/ro ro false
 btrfs property set -ts $SRC/ro ro true
