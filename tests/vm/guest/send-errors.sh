@@ -133,8 +133,17 @@ btrfs -q subvolume snapshot -r $SRC/comp $SRC/comp.snap
 sync
 check "compressed test file is stored compressed" \
 	sh -c 'filefrag -v $0/text | grep -q encoded' $SRC/comp.snap
+zc=$(cat /sys/module/btrfs/parameters/send_zero_copy) || die "no send_zero_copy parameter"
+probe_add zcopy send_splice_pages || die "cannot probe send_splice_pages"
 expect EINTR "compressed data, handled signal while blocked on the pipe" \
 	-f 0x10 -v 2 -B -A 3 $SRC/comp.snap
+zc_calls=$(probe_hits zcopy)
+probe_del zcopy
+if [ "$zc" = Y ]; then
+	check "  its pages went into the pipe by reference ($zc_calls calls)" test "$zc_calls" -gt 0
+else
+	check "  copied, as send_zero_copy is off ($zc_calls by-reference calls)" test "$zc_calls" -eq 0
+fi
 expect EPIPE "compressed data, reader of the pipe gone" -f 0x10 -v 2 -P $SRC/comp.snap
 expect 0 "compressed data sent whole afterwards" -f 0x10 -v 2 -o /tmp/comp.stream $SRC/comp.snap
 
