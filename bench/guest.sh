@@ -5,7 +5,7 @@
 # after them, only where bench/run attached them (their workloads wanted),
 # $BENCH_COMP_DEV W1Z's compressible files and $BENCH_HUGE_DEV W2M's
 # $BENCH_HUGE_FILES small files.
-# Writes $VM_OUT/results.tsv with one line per timed run: workload, implementation, pair, seconds, bytes, slab KiB delta.
+# Writes $VM_OUT/results.tsv with one line per timed run: workload, implementation, pair, seconds, bytes, slab KiB delta, peak KiB, idle seconds.
 set -u
 . "$VM_TOP/tests/vm/lib-guest.sh"
 pairs=${BENCH_PAIRS:-5}
@@ -64,10 +64,11 @@ switch_to() {
 idle_ticks() { awk '$1 == "cpu" { print $5 + $6; exit }' /proc/stat; }
 
 # record WORKLOAD IMPL PAIR CMD...: time CMD, note its output size if it
-# wrote $B/scratch/out, the slab growth and the peak resident memory (KiB)
-# of CMD and its children; the progress log also gets its idle seconds.
+# wrote $B/scratch/out, the slab growth, the peak resident memory (KiB) of
+# CMD and its children and the guest's idle seconds meanwhile (the time
+# less them is what the guest computed; see idle_ticks).
 record() {
-	local w=$1 impl=$2 pair=$3 t0 t1 s0 s1 i0 i1 bytes= rss
+	local w=$1 impl=$2 pair=$3 t0 t1 s0 s1 i0 i1 bytes= rss idle
 	shift 3
 	rm -f $B/scratch/out $B/rss
 	s0=$(slab)
@@ -80,9 +81,10 @@ record() {
 	s1=$(slab)
 	rss=$(tail -n 1 $B/rss)
 	[ -f $B/scratch/out ] && bytes=$(stat -c %s $B/scratch/out)
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$impl" "$pair" \
-		"$(echo "$t1 - $t0" | bc)" "${bytes:-}" "$((s1 - s0))" "$rss" >> "$res"
-	log "$w $impl pair $pair: $(echo "$t1 - $t0" | bc) s ${bytes:+$bytes bytes }(idle $(awk -v t=$((i1 - i0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }') s)"
+	idle=$(awk -v t=$((i1 - i0)) -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", t / hz }')
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$w" "$impl" "$pair" \
+		"$(echo "$t1 - $t0" | bc)" "${bytes:-}" "$((s1 - s0))" "$rss" "$idle" >> "$res"
+	log "$w $impl pair $pair: $(echo "$t1 - $t0" | bc) s ${bytes:+$bytes bytes }(idle $idle s)"
 }
 
 # alternate WORKLOAD CMD_OURS CMD_BASE: A B A B ..., each in a fresh mount.

@@ -91,9 +91,18 @@ class Run:
                 self.fact.setdefault(key, value)
         self.pairs_default = int(self.fact.get("pairs", "5"))
         self.results = defaultdict(lambda: defaultdict(dict))
+        # The guest's idle seconds during each timed run, where known.
+        self.idle = defaultdict(lambda: defaultdict(dict))
         results = os.path.join(path, "results.tsv")
         if os.path.exists(results):
             self._load(results)
+        progress = os.path.join(path, "progress.log")
+        if os.path.exists(progress):
+            self._load_idle(progress)
+
+    @staticmethod
+    def _side(impl):
+        return impl if impl in ("ours", "limit") else "base"
 
     def _load(self, path):
         for line in open(path):
@@ -102,9 +111,29 @@ class Run:
                 continue
             w, impl, pair, secs, size, slab = f[:6]
             rss = int(f[6]) if len(f) > 6 and f[6] else None
-            side = impl if impl in ("ours", "limit") else "base"
+            side = self._side(impl)
             self.results[w][side][int(pair)] = (
                 float(secs), int(size) if size else None, int(slab), rss)
+            if len(f) > 7 and f[7]:
+                self.idle[w][side][int(pair)] = float(f[7])
+
+    IDLE = re.compile(r"^bench: (\S+) (\S+) pair (\d+): [\d.]+ s (?:\d+ bytes )?"
+                      r"\(idle ([\d.]+) s\)$")
+
+    def _load_idle(self, path):
+        """Runs before results.tsv had the idle column logged it only."""
+        for line in open(path):
+            m = self.IDLE.match(line.rstrip("\n"))
+            if m:
+                idle = self.idle[m.group(1)][self._side(m.group(2))]
+                idle.setdefault(int(m.group(3)), float(m.group(4)))
+
+    def busy(self, w, side):
+        """Median seconds the guest computed (time less idle) over the pairs
+        whose idle time is known, or None."""
+        t, idle = self.results[w][side], self.idle[w][side]
+        busy = [t[p][0] - idle[p] for p in self.pairs(w) if p in idle]
+        return statistics.median(busy) if busy else None
 
     def pairs(self, w):
         r = self.results.get(w)
@@ -226,6 +255,12 @@ def notes_for(w, run):
         notes.append("- %s kernel slab growth per send, KiB: ours median %d, stock median %d" % (
             w, statistics.median([ours[p][2] for p in pairs]),
             statistics.median([base[p][2] for p in pairs])))
+        busy = [run.busy(w, side) for side in ("ours", "base")]
+        if None not in busy:
+            notes.append("- %s guest CPU time per send (the time less the guest's idle "
+                         "time, which is the host's disk), s: ours median %s, stock median "
+                         "%s, ratio %.2f" % (w, secs(busy[0]), secs(busy[1]),
+                                             busy[1] / busy[0]))
     return notes
 
 
@@ -332,6 +367,11 @@ def growth_note(chosen, medians, ours_median):
                  for r, w in ((big, "W2M"), (small, "W2"))]
             grew.append("%s %.2fx" % (name, t[0] / t[1]))
         text += "; time W2M / W2: %s" % ", ".join(grew)
+        busy = [[r.busy(w, side) for r, w in ((big, "W2M"), (small, "W2"))]
+                for side in ("ours", "base")]
+        if all(None not in b for b in busy):
+            text += "; guest CPU time W2M / W2: ours %.2fx, stock %.2fx" % (
+                busy[0][0] / busy[0][1], busy[1][0] / busy[1][1])
         m = [re.match(r"(\d+)", f or "") for f in files]
         if all(m):
             text += " for %.1fx the files" % (int(m[0].group(1)) / int(m[1].group(1)))

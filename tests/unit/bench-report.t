@@ -117,6 +117,23 @@ check "W2M complete in its own number of pairs" \
 check "the others still want the run's pairs" \
 	"! row W2 $T/h.md && grep -q '^- W2: no complete run; run 20260107-000000 measured 1 of 5 pairs' $T/h.md"
 
+# Guest CPU time (the time less the guest's idle time): idle seconds come
+# from results.tsv's eighth column, or for runs made before it from the
+# progress log's "(idle N s)".  W2M's note gives its growth over W2's.
+d=$T/i/20260108-000000
+mkdir -p "$d"
+printf 'pairs: 1\nW2M pairs: 1\nsmall files: 200000\nW2M files: 1000000 (as made on the host)\n' > "$d/facts.txt"
+printf 'W2\tours\t1\t12\t\t100\t2048\t2.00\nW2\tstock\t1\t104\t\t200\t1024\t4.00\n' > "$d/results.tsv"
+printf 'W2M\tours\t1\t70\t\t100\t2048\nW2M\tstock\t1\t520\t\t200\t1024\n' >> "$d/results.tsv"
+printf 'bench: W2M ours pair 1: 70.0 s (idle 20.00 s)\nbench: W2M stock pair 1: 520.0 s 5 bytes (idle 20.00 s)\n' > "$d/progress.log"
+report "$T/i" cmd > "$T/i.md"
+check "CPU time from results.tsv's idle column" \
+	"grep -q '^- W2 guest CPU time per send (.*), s: ours median 10.00, stock median 100.00, ratio 10.00\$' $T/i.md"
+check "CPU time from the progress log's idle" \
+	"grep -q '^- W2M guest CPU time per send (.*), s: ours median 50.00, stock median 500.00, ratio 10.00\$' $T/i.md"
+check "W2M's growth in CPU time" \
+	"grep -q '^- W2M vs W2: .*; guest CPU time W2M / W2: ours 5.00x, stock 5.00x for 5.0x the files\$' $T/i.md"
+
 # A fresh checkout: no runs, only the committed report. Nothing is lost.
 mkdir -p "$T/empty"
 report "$T/empty" cmd "$T/a.md" > "$T/carry.md"
