@@ -72,9 +72,10 @@ unsigned int cli_usable_cpus(void);
 /*
  * Reader flags for a stream read from fd: for a regular file
  * BSTREAM_READ_DIRECT (O_DIRECT reads, no page cache: no copy to share or
- * save), and where its file system refuses them, BSTREAM_READ_MMAP on a
- * single CPU, where the read-ahead thread cannot share the copy from the
- * page cache and mapping saves it (see docs/stream-library.md);
+ * save), and where its file system refuses them or the page cache holds
+ * the file already, BSTREAM_READ_MMAP on a single CPU, where the
+ * read-ahead thread cannot share the copy from the page cache and mapping
+ * saves it (see docs/stream-library.md);
  * force_mmap maps whenever the file is regular.  Mapping installs a SIGBUS
  * handler that reports a file shrinking under the reader and exits 1.
  */

@@ -3,7 +3,7 @@
 # Built twice: $(B)/lib/ normally, and $(B)/asan/lib/ with AddressSanitizer
 # and UBSan for the unit tests that feed it hostile input.
 
-LIB_SRCS := $(addprefix lib/src/,crc32c.c prefetch.c proto.c reader.c writer.c)
+LIB_SRCS := $(addprefix lib/src/,crc32c.c prefetch.c proto.c reader.c residency.c writer.c)
 LIB_HDRS := $(wildcard lib/include/btrfs-stream/*.h)
 LIB_CPPFLAGS := -Ilib/include -Ilib/src -I$(B)/lib
 ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -21,11 +21,11 @@ $(B)/lib/gen-crc32c: lib/src/gen-crc32c.c
 $(B)/lib/crc32c-tables.h: $(B)/lib/gen-crc32c
 	$< > $@.tmp && mv $@.tmp $@
 
-$(B)/lib/%.o: lib/src/%.c $(LIB_HDRS) lib/src/internal.h $(B)/lib/crc32c-tables.h
+$(B)/lib/%.o: lib/src/%.c $(LIB_HDRS) $(wildcard lib/src/*.h) $(B)/lib/crc32c-tables.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $(LIB_CPPFLAGS) -c -o $@ $<
 
-$(B)/asan/lib/%.o: lib/src/%.c $(LIB_HDRS) lib/src/internal.h $(B)/lib/crc32c-tables.h
+$(B)/asan/lib/%.o: lib/src/%.c $(LIB_HDRS) $(wildcard lib/src/*.h) $(B)/lib/crc32c-tables.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(ASAN_FLAGS) $(LIB_CPPFLAGS) -c -o $@ $<
 
@@ -75,6 +75,17 @@ $(B)/tests/unit/test-prefetch-asan: tests/unit/lib/test-prefetch.c $(LIBBSTREAM_
 
 UNIT_TESTS += $(B)/tests/unit/test-prefetch $(B)/tests/unit/test-prefetch-asan
 
+# Page cache residency, which picks O_DIRECT reads (lib/src/residency.c, internal).
+$(B)/tests/unit/test-residency: tests/unit/lib/test-residency.c $(LIBBSTREAM) lib/src/residency.h tests/unit/lib/tap.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Ilib/src -o $@ $< $(LIBBSTREAM) $(LDLIBS)
+
+$(B)/tests/unit/test-residency-asan: tests/unit/lib/test-residency.c $(LIBBSTREAM_ASAN) lib/src/residency.h tests/unit/lib/tap.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Ilib/src -o $@ $< $(LIBBSTREAM_ASAN) $(LDLIBS)
+
+UNIT_TESTS += $(B)/tests/unit/test-residency $(B)/tests/unit/test-residency-asan
+
 # Throughput against cat and btrfs receive --dump, as ratios (host side).
 .PHONY: bench bench-stream
 bench: bench-stream
@@ -93,7 +104,7 @@ LIB_SONAME := libbtrfs-stream.so.$(LIB_SOMAJOR)
 LIBBSTREAM_SO := $(B)/lib/libbtrfs-stream.so.$(LIB_VERSION)
 LIB_OBJS_PIC := $(patsubst lib/src/%.c,$(B)/lib/pic/%.o,$(LIB_SRCS))
 
-$(B)/lib/pic/%.o: lib/src/%.c $(LIB_HDRS) lib/src/internal.h $(B)/lib/crc32c-tables.h
+$(B)/lib/pic/%.o: lib/src/%.c $(LIB_HDRS) $(wildcard lib/src/*.h) $(B)/lib/crc32c-tables.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(CPPFLAGS) -fPIC $(LIB_CPPFLAGS) -c -o $@ $<
 

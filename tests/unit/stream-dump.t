@@ -134,10 +134,16 @@ for src in "$fixtures"/*.stream; do
 done
 check "dump on one CPU prints what it prints on two: $same" test "$same" = yes
 # On one CPU a stream file goes through a mapping only where its file
-# system refuses O_DIRECT, which this one (the checkout's) takes.
+# system refuses O_DIRECT, which this one (the checkout's) takes, or
+# where the page cache holds it already (dd's nocache drops it from there).
+dd if="$src" iflag=nocache count=0 status=none
 strace -f -e trace=mmap,openat -o "$tmp/trace" taskset -c 0 "$plain" dump -f "$src" > /dev/null 2>&1
 check "dump on one CPU reads the stream file with O_DIRECT where it can, not mapped" \
 	sh -c "grep -q '\"/proc/self/fd/3\", O_RDONLY|O_DIRECT' '$tmp/trace' && ! grep -q 'MAP_POPULATE, 3, 0' '$tmp/trace'"
+cat "$src" > /dev/null
+strace -f -e trace=mmap,openat -o "$tmp/trace" taskset -c 0 "$plain" dump -f "$src" > /dev/null 2>&1
+check "dump on one CPU maps a stream file that is in the page cache, no O_DIRECT" \
+	sh -c "grep -q 'PROT_READ, MAP_PRIVATE|MAP_POPULATE, 3, 0' '$tmp/trace' && ! grep -q 'O_DIRECT' '$tmp/trace'"
 strace -f -e trace=mmap -o "$tmp/trace" taskset -c 0 "$plain" dump --mmap -f "$src" > /dev/null 2>&1
 check "dump --mmap on one CPU maps the stream file" grep -q 'PROT_READ, MAP_PRIVATE|MAP_POPULATE, 3, 0' "$tmp/trace"
 strace -f -e trace=mmap -o "$tmp/trace" "$plain" dump -f "$src" > /dev/null 2>&1

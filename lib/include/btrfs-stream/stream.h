@@ -175,7 +175,10 @@ enum {
 	 * it, by a read-ahead thread once the stream is larger than the read
 	 * buffer: the stream does not go through the page cache, so reading
 	 * it costs no CPU for copies and pushes no other file out of memory.
-	 * Preferred to BSTREAM_READ_MMAP when both are given.
+	 * Preferred to BSTREAM_READ_MMAP when both are given.  A file whose
+	 * rest the page cache holds (7/8 of its pages or more, such as a
+	 * stream just written) is read as if the flag were not given: from
+	 * memory, not from the device again.
 	 */
 	BSTREAM_READ_DIRECT = 1u << 4,
 };
