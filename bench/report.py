@@ -258,7 +258,7 @@ def notes_for(w, run):
         busy = [run.busy(w, side) for side in ("ours", "base")]
         if None not in busy:
             notes.append("- %s guest CPU time per send (the time less the guest's idle "
-                         "time, which is the host's disk), s: ours median %s, stock median "
+                         "time, waiting for its emulated disks), s: ours median %s, stock median "
                          "%s, ratio %.2f" % (w, secs(busy[0]), secs(busy[1]),
                                              busy[1] / busy[0]))
     return notes
