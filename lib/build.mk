@@ -43,48 +43,24 @@ userspace: $(LIBBSTREAM)
 userspace: $(B)/asan/bin/btrfs-stream
 UNIT_TESTS += tests/unit/stream-dump.t tests/unit/stream-kernel-fixtures.t tests/unit/stream-readahead.t
 
-$(B)/tests/unit/test-stream: tests/unit/lib/test-stream.c $(LIBBSTREAM) $(LIB_HDRS) tests/unit/lib/tap.h
+# The library's C unit tests (TAP), each built plain and with ASan and
+# UBSan: test-stream (reader and writer), test-skip (the data filter and
+# seeking, bstream_reader_set_data_filter(), _seek()), and of internal
+# parts (lib/src): test-prefetch (the read-ahead advice while passing over
+# data) and test-residency (page cache residency, which picks O_DIRECT
+# reads).
+LIB_C_TESTS := test-stream test-skip test-prefetch test-residency
+LIB_TEST_DEPS := $(LIB_HDRS) $(wildcard lib/src/*.h) tests/unit/lib/tap.h
+
+$(B)/tests/unit/test-%-asan: tests/unit/lib/test-%.c $(LIBBSTREAM_ASAN) $(LIB_TEST_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ilib/include -o $@ $< $(LIBBSTREAM) $(LDLIBS)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Ilib/include -Ilib/src -o $@ $< $(LIBBSTREAM_ASAN) $(LDLIBS)
 
-$(B)/tests/unit/test-stream-asan: tests/unit/lib/test-stream.c $(LIBBSTREAM_ASAN) $(LIB_HDRS) tests/unit/lib/tap.h
+$(B)/tests/unit/test-%: tests/unit/lib/test-%.c $(LIBBSTREAM) $(LIB_TEST_DEPS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Ilib/include -o $@ $< $(LIBBSTREAM_ASAN) $(LDLIBS)
+	$(CC) $(CFLAGS) -Ilib/include -Ilib/src -o $@ $< $(LIBBSTREAM) $(LDLIBS)
 
-UNIT_TESTS += $(B)/tests/unit/test-stream $(B)/tests/unit/test-stream-asan
-
-# The data filter and seeking (bstream_reader_set_data_filter(), _seek()).
-$(B)/tests/unit/test-skip: tests/unit/lib/test-skip.c $(LIBBSTREAM) $(LIB_HDRS) tests/unit/lib/tap.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ilib/include -o $@ $< $(LIBBSTREAM) $(LDLIBS)
-
-$(B)/tests/unit/test-skip-asan: tests/unit/lib/test-skip.c $(LIBBSTREAM_ASAN) $(LIB_HDRS) tests/unit/lib/tap.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Ilib/include -o $@ $< $(LIBBSTREAM_ASAN) $(LDLIBS)
-
-UNIT_TESTS += $(B)/tests/unit/test-skip $(B)/tests/unit/test-skip-asan
-
-# The read-ahead advice while passing over data (lib/src/prefetch.c, internal).
-$(B)/tests/unit/test-prefetch: tests/unit/lib/test-prefetch.c $(LIBBSTREAM) lib/src/prefetch.h tests/unit/lib/tap.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ilib/src -o $@ $< $(LIBBSTREAM) $(LDLIBS)
-
-$(B)/tests/unit/test-prefetch-asan: tests/unit/lib/test-prefetch.c $(LIBBSTREAM_ASAN) lib/src/prefetch.h tests/unit/lib/tap.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Ilib/src -o $@ $< $(LIBBSTREAM_ASAN) $(LDLIBS)
-
-UNIT_TESTS += $(B)/tests/unit/test-prefetch $(B)/tests/unit/test-prefetch-asan
-
-# Page cache residency, which picks O_DIRECT reads (lib/src/residency.c, internal).
-$(B)/tests/unit/test-residency: tests/unit/lib/test-residency.c $(LIBBSTREAM) lib/src/residency.h tests/unit/lib/tap.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ilib/src -o $@ $< $(LIBBSTREAM) $(LDLIBS)
-
-$(B)/tests/unit/test-residency-asan: tests/unit/lib/test-residency.c $(LIBBSTREAM_ASAN) lib/src/residency.h tests/unit/lib/tap.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(ASAN_FLAGS) -Ilib/src -o $@ $< $(LIBBSTREAM_ASAN) $(LDLIBS)
-
-UNIT_TESTS += $(B)/tests/unit/test-residency $(B)/tests/unit/test-residency-asan
+UNIT_TESTS += $(foreach t,$(LIB_C_TESTS),$(B)/tests/unit/$(t) $(B)/tests/unit/$(t)-asan)
 
 # Throughput against cat and btrfs receive --dump, as ratios (host side).
 .PHONY: bench bench-stream
