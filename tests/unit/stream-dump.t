@@ -135,7 +135,9 @@ done
 check "dump on one CPU prints what it prints on two: $same" test "$same" = yes
 # On one CPU a stream file goes through a mapping only where its file
 # system refuses O_DIRECT, which this one (the checkout's) takes, or
-# where the page cache holds it already (dd's nocache drops it from there).
+# where the page cache holds it already (dd's nocache drops it from there,
+# once written back: a fresh checkout's files may not be yet).
+sync "$src"
 dd if="$src" iflag=nocache count=0 status=none
 strace -f -e trace=mmap,openat -o "$tmp/trace" taskset -c 0 "$plain" dump -f "$src" > /dev/null 2>&1
 check "dump on one CPU reads the stream file with O_DIRECT where it can, not mapped" \
